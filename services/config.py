@@ -1,0 +1,118 @@
+"""syncdesk's configuration: defaults, a user file, a repository file.
+
+Later sources win: built-in defaults, then the user file
+(``$XDG_CONFIG_HOME/syncdesk/config.toml``, via platformdirs), then
+``.syncdesk.toml`` at the top of the repository's work tree, then the command
+line. The keys are documented in ``docs/configuration.md``. The files are
+data only: no key names a command to run (a repository's config must never
+make syncdesk execute anything).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from services.errors import ConfigError
+
+REPO_CONFIG_NAME = ".syncdesk.toml"
+
+# Megatron-LM's values (DOMAIN.md, "Policies").
+DEFAULT_KEEP_DEV = (
+    ".github/CODEOWNERS",
+    "pyproject.toml",
+    "uv.lock",
+    "docker/Dockerfile.ci.dev",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The settings a sync is read with."""
+
+    main_branch: str = "main"
+    dev_branch: str = "dev"
+    slice_size: int = 100
+    remote: str = "origin"
+    keep_dev: tuple[str, ...] = DEFAULT_KEEP_DEV
+    override_from_main: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()  # the files that were read, for the user to see
+
+
+_STRING_KEYS = {"main_branch", "dev_branch", "remote"}
+_LIST_KEYS = {"keep_dev", "override_from_main"}
+_INT_KEYS = {"slice_size"}
+KNOWN_KEYS = frozenset(_STRING_KEYS | _LIST_KEYS | _INT_KEYS)
+
+
+def user_config_path() -> Path:
+    """Where the user-level file lives (honours ``XDG_CONFIG_HOME``)."""
+    return platformdirs.user_config_path("syncdesk") / "config.toml"
+
+
+def load_config(work_tree: Path | None, user_file: Path | None = None) -> Config:
+    """Read the user file and the repository file over the defaults.
+
+    A missing file is fine; a malformed one raises :class:`ConfigError` naming
+    the file and the problem.
+    """
+    config = Config()
+    for path in (user_file or user_config_path(), _repo_file(work_tree)):
+        if path is not None and path.is_file():
+            config = _apply(config, path, _read(path))
+    return config
+
+
+def with_overrides(config: Config, **overrides: Any) -> Config:
+    """``config`` with command-line values (those not None) on top."""
+    values = {key: value for key, value in overrides.items() if value is not None}
+    unknown = set(values) - KNOWN_KEYS
+    if unknown:
+        raise ConfigError(f"unknown setting {sorted(unknown)[0]}")
+    return _validated(replace(config, **values), "the command line")
+
+
+def _repo_file(work_tree: Path | None) -> Path | None:
+    return work_tree / REPO_CONFIG_NAME if work_tree is not None else None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: {error.strerror}") from None
+
+
+def _apply(config: Config, path: Path, data: dict[str, Any]) -> Config:
+    unknown = set(data) - KNOWN_KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}")
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _LIST_KEYS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{path}: {key} must be a list of paths")
+            values[key] = tuple(value)
+        else:
+            values[key] = value
+    updated = replace(config, **values, sources=(*config.sources, str(path)))
+    return _validated(updated, str(path))
+
+
+def _validated(config: Config, where: str) -> Config:
+    for item in fields(config):
+        value = getattr(config, item.name)
+        if item.name in _STRING_KEYS and (not isinstance(value, str) or not value):
+            raise ConfigError(f"{where}: {item.name} must be a non-empty string")
+        if item.name in _INT_KEYS and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 1
+        ):
+            raise ConfigError(f"{where}: {item.name} must be a positive whole number")
+    return config

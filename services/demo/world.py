@@ -1,0 +1,336 @@
+"""Build (or reuse) the demo world: a repository shaped like a real main -> dev sync.
+
+The pipeline: make the project (project.py), script the conflicts
+(scenario.py), plan every commit (history.py), compute every object in
+Python (objects.py), then hand them to git in one pack and check that git
+agrees: SHAs, the merge's conflicts, the evil merges, dev's clean merge.
+A dozen git processes in all.
+
+The repository is built in a temporary directory beside the target and
+renamed into place; ``facts.json`` is written last, atomically. A world is
+reused only when ``facts.json`` names this builder version and spec and the
+branches still point where it says, so an interrupted build is never reused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from services.config import DEFAULT_KEEP_DEV
+from services.dco import signoff_matches
+from services.demo import files
+from services.demo.facts import DemoFacts, WorldSpec
+from services.demo.history import (
+    HOUR,
+    MAINTAINER,
+    CommitPlan,
+    Planner,
+    merge_message,
+    repair_message,
+)
+from services.demo.objects import ObjectStore, ssh_signature
+from services.demo.plumbing import DemoBuildError, Plumbing, parse_merge_tree
+from services.demo.project import make_project
+from services.demo.scenario import Scenario, build_scenario
+from services.models import Person
+
+BUILDER_VERSION = 1
+DEMO_SYNC_BRANCH = "main2dev/demo"
+MAIN_BRANCH = "main"
+DEV_BRANCH = "dev"
+FACTS_FILE = "facts.json"
+REPO_DIR = "repo"
+EXECUTABLE = frozenset({files.RUN_TESTS})
+_PR = re.compile(r"\(#(\d+)\)$")
+
+DEFAULT_SPEC = WorldSpec()  # frozen: safe to share as a default argument
+
+Files = dict[str, str]
+
+
+def build_world(directory: Path, spec: WorldSpec = DEFAULT_SPEC) -> DemoFacts:
+    """Build the demo repository in ``directory/"repo"``, or reuse it, and return its facts.
+
+    An existing world is reused when ``directory/facts.json`` was written by
+    this ``BUILDER_VERSION`` for an equal ``spec`` and its branches still point
+    where the facts say; otherwise it is rebuilt from scratch (same SHAs).
+    Concurrent calls on one directory are serialised with a lock file.
+    """
+    spec.validate()
+    directory = directory.resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+    with _locked(directory):
+        reused = _reusable(directory, spec)
+        if reused is not None:
+            return reused
+        for orphan in directory.glob(".build-*"):  # left by a killed build
+            shutil.rmtree(orphan, ignore_errors=True)
+        staging = Path(tempfile.mkdtemp(prefix=".build-", dir=directory))
+        try:
+            facts = _build(staging / REPO_DIR, staging, spec)
+            final = replace(facts, repo=directory / REPO_DIR)
+            _install(directory, staging, final, spec)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return final
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no cross-process lock
+        yield
+        return
+    with open(directory / ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _reusable(directory: Path, spec: WorldSpec) -> DemoFacts | None:
+    try:
+        saved = json.loads((directory / FACTS_FILE).read_text(encoding="utf-8"))
+        if saved.get("builder_version") != BUILDER_VERSION or saved.get("spec") != asdict(spec):
+            return None
+        facts = replace(DemoFacts.from_json(saved["facts"]), repo=directory / REPO_DIR)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if not (facts.repo / ".git").is_dir():
+        return None
+    branches = (facts.main_branch, facts.dev_branch, facts.sync_branch)
+    git = Plumbing(facts.repo, directory)
+    # (--verify takes a single revision; without it a missing ref fails the same way.)
+    run = git("rev-parse", *(f"refs/heads/{name}" for name in branches), ok=(0, 128))
+    expected = [facts.main_tip, facts.dev_tip, facts.repair]
+    if run.status != 0 or run.stdout.decode().split() != expected:
+        return None
+    return facts
+
+
+def _install(directory: Path, staging: Path, facts: DemoFacts, spec: WorldSpec) -> None:
+    # Facts go first and come back last: at every instant in between, the
+    # directory holds no facts.json, so a crash can only cause a rebuild.
+    (directory / FACTS_FILE).unlink(missing_ok=True)
+    target = directory / REPO_DIR
+    if target.exists():
+        shutil.rmtree(target)
+    os.replace(staging / REPO_DIR, target)  # a git repository is relocatable as is
+    data = {"builder_version": BUILDER_VERSION, "spec": asdict(spec), "facts": facts.to_json()}
+    temporary = staging / FACTS_FILE
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, sort_keys=True)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, directory / FACTS_FILE)
+    with contextlib.suppress(OSError):  # make the renames durable where the OS allows it
+        descriptor = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+class _Chain:
+    """Writes planned commits one after another, tracking the snapshot."""
+
+    def __init__(self, store: ObjectStore, files: Files) -> None:
+        self.store, self.files = store, dict(files)
+
+    def write(self, plan: CommitPlan, parents: tuple[str, ...]) -> str:
+        for path, text in plan.changes.items():
+            if text is None:
+                del self.files[path]
+            else:
+                self.files[path] = text
+        tree = self.store.tree(self.files, EXECUTABLE)
+        signature = None
+        if plan.signed:
+            payload = f"{tree} {parents} {plan.message}".encode()
+            signature = ssh_signature(payload, plan.committer.email)
+        return self.store.commit(
+            tree, parents, plan.author, plan.committer, plan.message, gpgsig=signature
+        )
+
+    def run(self, plans: list[CommitPlan], parent: str | None) -> list[str]:
+        shas = []
+        for plan in plans:
+            parent = self.write(plan, (parent,) if parent else ())
+            shas.append(parent)
+        return shas
+
+
+def merged_files(fork: Files, ours: Files, theirs: Files, story: Scenario) -> Files:
+    """The merge commit's snapshot: one-sided changes taken, the scenario's resolutions applied."""
+    result: Files = {}
+    for path in sorted(set(fork) | set(ours) | set(theirs)):
+        if path in story.merged:
+            value = story.merged[path]
+        else:
+            base, mine, other = fork.get(path), ours.get(path), theirs.get(path)
+            if mine in (base, other):
+                value = other
+            elif other == base:
+                value = mine
+            else:
+                raise DemoBuildError(f"{path} changed on both branches with no scripted resolution")
+        if value is not None:
+            result[path] = value
+    return result
+
+
+def _build(repo: Path, home: Path, spec: WorldSpec) -> DemoFacts:
+    project = make_project(spec.scale, random.Random(7919 * spec.scale))
+    story = build_scenario(project, spec.scale)
+    history = Planner(project, story, spec).plan()
+    store = ObjectStore()
+    main = _Chain(store, {})
+    prefork = main.run(history.prefork, None)
+    fork = dict(main.files)
+    main_shas = main.run(history.main[: spec.slice_size], prefork[-1])
+    slice_files = dict(main.files)
+    main_shas += main.run(history.main[spec.slice_size :], main_shas[-1])
+    dev = _Chain(store, fork)
+    dev_shas = dev.run(history.dev, prefork[-1])
+    dev_base, dev_base_files = dev_shas[-1], dict(dev.files)
+    advanced = dev.run(history.advance, dev_base)
+    slice_tip = main_shas[spec.slice_size - 1]
+
+    sync = _Chain(store, merged_files(fork, dev_base_files, slice_files, story))
+    _check_resolutions(story, sync.files, dev_base_files, slice_files)
+    who = MAINTAINER.at(history.merge_time)
+    paths = [fact.path for fact in story.conflicts]
+    message = merge_message(spec.slice_size, main_shas[0], slice_tip, dev_base, paths)
+    merge = sync.write(CommitPlan(who, who, message, {}), (dev_base, slice_tip))
+    fixer = MAINTAINER.at(history.merge_time + 5 * HOUR)
+    repair_plan = CommitPlan(
+        fixer, fixer, repair_message(DEMO_SYNC_BRANCH, story.repair), story.repair.changes
+    )
+    repair = sync.write(repair_plan, (merge,))
+
+    tips = {
+        MAIN_BRANCH: main_shas[-1],
+        DEV_BRANCH: advanced[-1] if advanced else dev_base,
+        DEMO_SYNC_BRANCH: repair,
+    }
+    git = Plumbing(repo, home)
+    _write_repository(git, repo, store, tips)
+    clean = _verify(git, story, dev_base, slice_tip, merge, tips[DEV_BRANCH])
+    slice_shas = main_shas[: spec.slice_size]
+    plans = dict(zip(main_shas, history.main, strict=True))
+    return DemoFacts(
+        repo=repo,
+        main_branch=MAIN_BRANCH,
+        dev_branch=DEV_BRANCH,
+        sync_branch=DEMO_SYNC_BRANCH,
+        main_tip=main_shas[-1],
+        dev_tip=tips[DEV_BRANCH],
+        dev_base=dev_base,
+        slice_tip=slice_tip,
+        merge=merge,
+        repair=repair,
+        slice=tuple(slice_shas),
+        remaining=spec.main_commits - spec.slice_size,
+        unsigned=tuple(sha for sha in slice_shas if not _signoffs(plans[sha])),
+        mismatched_signoff=tuple(sha for sha in slice_shas if _mismatched(plans[sha])),
+        signed=tuple(sha for sha in slice_shas if plans[sha].signed),
+        prs={sha: _pr(plans[sha]) for sha in slice_shas},
+        dev_advanced=tuple(advanced),
+        dev_merges_cleanly=clean,
+        conflicts=tuple(story.conflicts),
+        evil_merge_files=tuple(sorted(story.evil)),
+        keep_dev=DEFAULT_KEEP_DEV,
+        protected_identical={
+            path: sync.files.get(path) == dev_base_files.get(path) for path in DEFAULT_KEEP_DEV
+        },
+    )
+
+
+def _check_resolutions(story: Scenario, merged: Files, ours: Files, theirs: Files) -> None:
+    """Each conflict's resolution label must describe the merged file (tests re-check in git)."""
+    for fact in story.conflicts:
+        result, dev, main = merged.get(fact.path), ours.get(fact.path), theirs.get(fact.path)
+        holds = {
+            "dev": result == dev is not None,
+            "main": result == main is not None,
+            "deleted": result is None,
+        }.get(fact.resolution, result not in (None, dev, main))
+        if not holds:
+            raise DemoBuildError(f"{fact.path} is not resolved as {fact.resolution!r}")
+
+
+def _signoffs(plan: CommitPlan) -> tuple[str, ...]:
+    prefix = "Signed-off-by: "
+    return tuple(
+        line[len(prefix) :] for line in plan.message.splitlines() if line.startswith(prefix)
+    )
+
+
+def _mismatched(plan: CommitPlan) -> bool:
+    values = _signoffs(plan)
+    author = Person(plan.author.name, plan.author.email)
+    committer = Person(plan.committer.name, plan.committer.email)
+    return bool(values) and not signoff_matches(values, author, committer)
+
+
+def _pr(plan: CommitPlan) -> int | None:
+    match = _PR.search(plan.message.split("\n", 1)[0])
+    return int(match.group(1)) if match else None
+
+
+def _write_repository(git: Plumbing, repo: Path, store: ObjectStore, tips: dict[str, str]) -> None:
+    repo.mkdir(parents=True)
+    git("init", "-q", f"--initial-branch={MAIN_BRANCH}")
+    # One pack, one process; --strict makes git fsck every object on the way in.
+    git("index-pack", "--stdin", "--strict", input=store.pack())
+    # git re-hashed everything; every SHA we computed must name what we meant.
+    wanted = "".join(f"{sha}\n" for sha in store.objects).encode()
+    for line in git.text("cat-file", "--batch-check", input=wanted).splitlines():
+        sha, kind, size = line.split(" ")
+        expected = store.objects.get(sha)
+        if expected is None or expected[0] != kind or len(expected[1]) != int(size):
+            raise DemoBuildError(f"git disagrees about object {sha}: {line}")
+    updates = "".join(f"create refs/heads/{name} {sha}\n" for name, sha in tips.items())
+    git("update-ref", "-m", "demo world", "--stdin", input=updates.encode())
+    git("symbolic-ref", "HEAD", f"refs/heads/{DEMO_SYNC_BRANCH}")
+    # The repository is brand new and ours: populate index and work tree from HEAD.
+    git("read-tree", "-u", "--reset", "HEAD")
+    git("config", "user.name", MAINTAINER.name)
+    git("config", "user.email", MAINTAINER.email)
+
+
+def _verify(
+    git: Plumbing, story: Scenario, dev_base: str, slice_tip: str, merge: str, dev_tip: str
+) -> bool:
+    """Check the scripted story against git itself; return whether dev's tip merges cleanly."""
+    with git.scratch_objects() as env:
+        run = git("merge-tree", "--write-tree", "-z", dev_base, slice_tip, ok=(0, 1), env=env)
+        found = parse_merge_tree(run.status, run.stdout)
+        expected = {fact.path: fact.type for fact in story.conflicts}
+        if found.conflicts != expected:
+            raise DemoBuildError(f"merge-tree conflicts {found.conflicts} != scripted {expected}")
+        diff = git("diff-tree", "-r", "-z", "--name-only", found.tree, f"{merge}^{{tree}}", env=env)
+        changed = {path for path in diff.stdout.decode().split("\0") if path}
+        if changed - set(expected) != set(story.evil):
+            raise DemoBuildError(f"evil merge files {sorted(changed - set(expected))} != scripted")
+        run = git(
+            "merge-tree",
+            "--write-tree",
+            "--name-only",
+            f"refs/heads/{DEMO_SYNC_BRANCH}",
+            dev_tip,
+            ok=(0, 1),
+            env=env,
+        )
+    return run.status == 0

@@ -1,0 +1,56 @@
+"""The errors services raise: each carries a one-line, user-facing message.
+
+The UI and the CLI show ``str(error)`` in one place and never a traceback.
+Messages may quote untrusted text (ref names, git's stderr); they are
+sanitized here, once, so every caller can print them as they are.
+"""
+
+from __future__ import annotations
+
+from services.sanitize import one_line
+
+
+class ServiceError(Exception):
+    """A failure the user can understand and act on."""
+
+    title = "syncdesk"
+
+    def __init__(self, message: str, title: str | None = None) -> None:
+        super().__init__(one_line(message))
+        if title is not None:
+            self.title = title
+
+    @property
+    def message(self) -> str:
+        """The sanitized one-line message."""
+        return str(self.args[0])
+
+
+class NotARepositoryError(ServiceError):
+    title = "Not a repository"
+
+
+class MissingRefError(ServiceError):
+    title = "Missing branch or ref"
+
+
+class ShallowHistoryError(ServiceError):
+    title = "Shallow clone"
+
+
+class GitTooOldError(ServiceError):
+    title = "git too old"
+
+
+class GitCommandError(ServiceError):
+    title = "git failed"
+
+
+class ConfigError(ServiceError):
+    title = "Configuration"
+
+
+class Cancelled(ServiceError):
+    """Raised between steps when the user cancelled long work."""
+
+    title = "Cancelled"

@@ -1,0 +1,55 @@
+"""Make untrusted text safe to show in a terminal.
+
+Commit messages, names, paths, file contents, review bodies and server errors
+are hostile until proven otherwise. Rich and Textual strip only BEL, BS, VT,
+FF and CR: ESC and the C1 controls reach the terminal untouched (see
+``research/reliability.md`` E1). So every untrusted string passes through
+:func:`visible` at the data boundary, the way git's sideband fix and gh's
+``asciisanitizer`` do it: C0 controls (except tab and newline), DEL and C1
+controls become caret or ``<U+XXXX>`` notation, and bidirectional overrides
+become visible (the Trojan Source defence GitHub's UI uses).
+
+Markup is a separate concern: the UI never parses untrusted text as markup.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Bidi embedding/override/isolate controls and the marks (U+200E/F, U+061C).
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+_UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+
+
+def _show(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if code < 0x20:
+        return "^" + chr(code + 0x40)
+    if code == 0x7F:
+        return "^?"
+    return f"<U+{code:04X}>"
+
+
+def visible(text: str) -> str:
+    """Return ``text`` with every control character made visible.
+
+    Newlines and tabs are kept; everything else that a terminal would act on
+    (ESC, CSI, OSC, C1, DEL, bidi overrides) is spelled out instead.
+    """
+    return _UNSAFE.sub(_show, text)
+
+
+def one_line(text: str) -> str:
+    """Like :func:`visible`, but for fields that must stay on one line.
+
+    Trailing whitespace is dropped, then inner newlines and tabs are made visible
+    too (a file name may contain a newline).
+    """
+    return _UNSAFE_ONE_LINE.sub(_show, text.rstrip())
+
+
+def decode(data: bytes) -> str:
+    """Decode bytes from git as UTF-8, never failing on invalid sequences."""
+    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,123 @@
+"""End to end, as a person would: the real program in tmux, keys sent, the screen read.
+
+This is also where escape injection is checked at the real terminal: a commit
+subject carrying OSC 0 (set title) and OSC 52 (write clipboard) must change
+neither tmux's pane title nor its paste buffers.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import GitRepo
+
+pytestmark = pytest.mark.e2e
+
+
+class Tmux:
+    """One private tmux server (its own socket) running one command."""
+
+    def __init__(self, home: Path) -> None:
+        self.socket = f"syncdesk-test-{uuid.uuid4().hex[:8]}"
+        self.home = home
+
+    def tmux(self, *args: str) -> str:
+        result = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False
+        )
+        return result.stdout
+
+    def start(self, command: list[str], cwd: Path) -> None:
+        env = " ".join(
+            f"{name}={shlex.quote(value)}"
+            for name, value in os.environ.items()
+            if name.startswith(("GIT_", "XDG_")) or name in ("HOME", "PATH", "TZ", "LANG")
+        )
+        # env -i: nothing else leaks in (pytest's COLUMNS=80 would fix the app's width).
+        shell = f"cd {shlex.quote(str(cwd))} && env -i {env} TERM=xterm-256color " + " ".join(
+            shlex.quote(part) for part in command
+        )
+        # remain-on-exit keeps the pane after the program ends, so we can see it
+        # quit; set-clipboard on makes tmux obey OSC 52, so a leak would show.
+        config = self.home / "tmux.conf"
+        config.write_text(
+            "set -g remain-on-exit on\nset -g set-clipboard on\nset -g default-size 150x45\n"
+        )
+        subprocess.run(
+            ["tmux", "-L", self.socket, "-f", str(config), "new-session", "-d", "-x", "150",
+             "-y", "45", "sh", "-c", shell],
+            check=True,
+        )  # fmt: skip
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p")
+
+    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.screen()
+            if predicate(text):
+                return text
+            time.sleep(0.2)
+        size = self.tmux("display-message", "-p", "#{window_width}x#{window_height}").strip()
+        raise AssertionError(f"timed out waiting for {what} ({size}); screen:\n{self.screen()}")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", *keys)
+
+    def pane_dead(self) -> bool:
+        return self.tmux("display-message", "-p", "#{pane_dead}").strip() == "1"
+
+    def kill(self) -> None:
+        self.tmux("kill-server")
+
+
+@pytest.fixture
+def tmux(hermetic: Path) -> Iterator[Tmux]:
+    session = Tmux(hermetic)
+    yield session
+    session.kill()
+
+
+def test_demo_opens_the_slice_screen_and_a_commit(tmux: Tmux, tmp_path: Path) -> None:
+    world = tmp_path / "world"
+    tmux.start([sys.executable, "-m", "tui", "demo", "--dir", str(world)], cwd=tmp_path)
+    screen = tmux.wait_for(lambda s: "healthy" in s, "the Slice screen to load")
+    assert "main2dev/demo" in screen
+    assert "Open commit" in screen  # the footer's key hints
+    tmux.keys("Down", "Enter")
+    screen = tmux.wait_for(lambda s: "committer" in s and "Files" in s, "the commit view")
+    tmux.keys("Escape")
+    tmux.wait_for(lambda s: "healthy" in s, "the Slice screen again")
+    tmux.keys("q")
+    deadline = time.monotonic() + 20
+    while not tmux.pane_dead() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert tmux.pane_dead(), "q did not quit syncdesk"
+
+
+def test_escape_sequences_in_a_subject_never_reach_the_terminal(tmux: Tmux, tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "hostile")
+    repo.commit("root", {"a.py": "a = 1\n"})
+    repo.branch("dev", "HEAD")
+    repo.commit(
+        "title \x1b]0;PWNED-TITLE\x07 clip \x1b]52;c;UFdORUQtQ0xJUA==\x07 end", {"b.py": "b\n"}
+    )
+    repo.checkout("dev")
+    tmux.start(
+        [sys.executable, "-m", "tui", "--repo", str(repo.path), "--head", "dev"], cwd=tmp_path
+    )
+    screen = tmux.wait_for(lambda s: "PWNED-TITLE" in s, "the hostile commit in the table")
+    assert "^[]0;PWNED-TITLE^G" in screen
+    assert "PWNED" not in tmux.tmux("display-message", "-p", "#{pane_title}")
+    assert "PWNED-CLIP" not in tmux.tmux("show-buffer")
+    tmux.keys("q")

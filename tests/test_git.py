@@ -1,0 +1,144 @@
+"""Opening a repository safely: clear one-line errors, nothing from the repository executed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from services.errors import GitCommandError, GitTooOldError, NotARepositoryError
+from services.git import Git, parse_version
+from services.sync import SyncOptions, load_commit, load_report, open_sync
+from tests.syncrepo import build_sync_repo
+
+REAL_GIT = shutil.which("git")
+
+
+def write_script(path: Path, body: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+def old_git_on_path(directory: Path, monkeypatch) -> None:
+    """A ``git`` that claims to be 2.30.0 and delegates everything else to the real git."""
+    assert REAL_GIT is not None
+    write_script(
+        directory / "git",
+        f"for last; do :; done\n"
+        f'if [ "$last" = version ]; then echo "git version 2.30.0"; exit 0; fi\n'
+        f'exec {REAL_GIT} "$@"\n',
+    )
+    monkeypatch.setenv("PATH", f"{directory}:{Path(REAL_GIT).parent}")
+
+
+@pytest.mark.parametrize("name", ["plain", "missing"])
+def test_not_a_repository(tmp_path, name):
+    path = tmp_path / name
+    if name == "plain":
+        path.mkdir()
+    with pytest.raises(NotARepositoryError) as caught:
+        Git(path)
+    assert str(caught.value) == f"{path} is not a git repository"
+
+
+@pytest.mark.parametrize(
+    ("output", "version"),
+    [
+        ("git version 2.39.5", (2, 39)),
+        ("git version 2.38.0.windows.1", (2, 38)),
+        ("git version 2.39.3 (Apple Git-145)", (2, 39)),
+        ("git version 10.1.0", (10, 1)),
+    ],
+)
+def test_parse_version(output, version):
+    assert parse_version(output) == version
+
+
+def test_parse_version_refuses_nonsense():
+    with pytest.raises(GitTooOldError, match="cannot read git's version"):
+        parse_version("not git at all")
+
+
+def test_real_git_is_new_enough(repo):
+    Git(repo.path).require_version()
+    raw = subprocess.run(["git", "version"], capture_output=True, text=True, check=True).stdout
+    assert Git(repo.path).version() == parse_version(raw)
+
+
+def test_git_older_than_2_38_is_refused(repo, tmp_path, monkeypatch):
+    repo.commit("first")
+    old_git_on_path(tmp_path / "shim", monkeypatch)
+    git = Git(repo.path)
+    assert git.resolve("HEAD") == repo.rev("HEAD")  # every other command still reaches real git
+    with pytest.raises(GitTooOldError) as caught:
+        git.require_version()
+    assert "git 2.30 is too old" in str(caught.value)
+    assert "2.38" in str(caught.value)
+
+
+def test_opens_from_a_subdirectory_and_a_bare_clone(repo, tmp_path):
+    head = repo.commit("first", {"pkg/a.py": "A = 1\n"})
+    assert Git(repo.path / "pkg").resolve("HEAD") == head
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo.path), str(bare)], check=True)
+    git = Git(bare)
+    assert git.work_tree is None
+    assert git.resolve("main") == head
+
+
+def test_resolve_and_ancestry(repo):
+    first = repo.commit("first")
+    second = repo.commit("second")
+    git = Git(repo.path)
+    assert git.resolve("main") == second
+    assert git.resolve("main~1") == first
+    assert git.resolve("no-such-branch") is None
+    assert git.is_ancestor(first, second)
+    assert not git.is_ancestor(second, first)
+
+
+def test_a_ref_that_looks_like_an_option_is_not_an_option(repo, tmp_path):
+    repo.commit("first")
+    target = tmp_path / "written"
+    assert Git(repo.path).resolve(f"--output={target}") is None
+    assert not target.exists()
+
+
+def test_failing_command_is_one_line_with_gits_reason(repo):
+    repo.commit("first")
+    with pytest.raises(GitCommandError) as caught:
+        Git(repo.path).run(["cat-file", "-p", "no-such-object"])
+    message = str(caught.value)
+    assert message.startswith("git cat-file failed: fatal: ")
+    assert "no-such-object" in message
+    assert "\n" not in message
+
+
+def test_reading_a_sync_runs_no_hook_and_no_fsmonitor_of_the_repository(tmp_path):
+    built = build_sync_repo(tmp_path / "r", dev_moves="conflict")
+    fired = tmp_path / "fired"
+    canary = write_script(tmp_path / "canary", f'echo "$0 $*" >> {fired}\n')
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    for hook in ("post-index-change", "reference-transaction", "post-checkout", "pre-auto-gc"):
+        (hooks / hook).symlink_to(canary)
+    built.git("config", "core.hooksPath", str(hooks))
+    built.git("config", "core.fsmonitor", str(canary))
+
+    session = open_sync(SyncOptions(repo=built.path, slice_size=built.slice_size))
+    report = load_report(session)
+    for sha in [*(c.sha for c in report.slice.commits), built.sync_merge]:
+        load_commit(session, sha)
+
+    assert report.dev_advanced.merges_cleanly is False  # the report really read the repo
+    assert not fired.exists()
+    # The canaries do fire for git itself: a plain `git status` runs both.
+    subprocess.run(
+        ["git", "status"], cwd=built.path, capture_output=True, stdin=subprocess.DEVNULL, check=True
+    )
+    programs = {line.split()[0] for line in fired.read_text().splitlines()}
+    assert programs == {str(canary), str(hooks / "post-index-change")}

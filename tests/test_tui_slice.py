@@ -1,0 +1,156 @@
+"""The Slice screen and the commit view, driven by real key presses (Pilot)."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable, Label
+
+from screens.commit_screen import CommitScreen
+from screens.help_screen import HelpScreen
+from screens.slice_screen import SliceScreen
+from services.demo import DemoFacts
+from services.models import SyncRefs
+from services.sync import SyncOptions, SyncSession, open_sync
+from tests.gitrepo import GitRepo
+from tests.worlds import demo_session
+from tui.app import SyncDeskApp
+from tui.widgets.slice_table import SliceTable
+from tui.widgets.sync_summary import SyncSummary
+
+SIZE = (150, 45)
+
+
+async def _loaded(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def _summary_text(app: SyncDeskApp) -> str:
+    return str(app.screen.query_one(SyncSummary).render())
+
+
+async def test_slice_screen_lists_the_slice_and_the_verdict(demo_facts: DemoFacts) -> None:
+    app = SyncDeskApp(demo_session(demo_facts))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(pilot)
+        assert isinstance(app.screen, SliceScreen)
+        table = app.screen.query_one(SliceTable)
+        keys = [row.value for row in table.rows]
+        assert keys == list(demo_facts.slice)
+        summary = _summary_text(app)
+        assert "healthy" in summary
+        assert demo_facts.dev_base[:8] in summary
+        assert f"{demo_facts.remaining} more on main" in summary
+        assert f"{len(demo_facts.dev_advanced)} new commits" in summary
+        assert "merges cleanly" in summary
+        for path in demo_facts.keep_dev:
+            assert path in summary
+        assert not app.screen.query_one("#loading-bar").display
+
+
+async def test_enter_opens_the_commit_and_escape_returns(demo_facts: DemoFacts) -> None:
+    app = SyncDeskApp(demo_session(demo_facts))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(pilot)
+        await pilot.press("down", "down", "enter")
+        await _loaded(pilot)
+        assert isinstance(app.screen, CommitScreen)
+        assert app.screen.sha == demo_facts.slice[2]
+        details = app.screen.details
+        assert details is not None
+        message = str(app.screen.query_one("#commit-message").render())
+        subject = details.message.splitlines()[0]
+        assert subject in message
+        files = app.screen.query_one("#commit-files", DataTable)
+        assert files.row_count == len(details.files) > 0
+        await pilot.press("escape")
+        assert isinstance(app.screen, SliceScreen)
+        assert app.screen.query_one(SliceTable).cursor_row == 2
+
+
+async def test_help_lists_every_binding_of_the_screen(demo_facts: DemoFacts) -> None:
+    app = SyncDeskApp(demo_session(demo_facts))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        table = app.screen.query_one(DataTable)
+        actions = {str(table.get_row_at(i)[1]) for i in range(table.row_count)}
+        assert {"Open commit", "Reload", "Help", "Quit"} <= actions
+        await pilot.press("escape")
+        assert isinstance(app.screen, SliceScreen)
+
+
+async def test_reload_reads_the_branch_again(demo_facts: DemoFacts) -> None:
+    app = SyncDeskApp(demo_session(demo_facts))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(pilot)
+        await pilot.press("r")
+        await _loaded(pilot)
+        assert app.screen.query_one(SliceTable).row_count == len(demo_facts.slice)
+
+
+HOSTILE_SUBJECT = (
+    "[@click=app.quit]boom[/] [bold]x \x1b]52;c;ZXZpbA==\x07 \x1b[2J \x9b31m \u202eevil"
+)
+HOSTILE_SHOWN = "[@click=app.quit]boom[/] [bold]x ^[]52;c;ZXZpbA==^G ^[[2J <U+009B>31m <U+202E>evil"
+
+
+def _hostile_repo(path: Path) -> GitRepo:
+    repo = GitRepo(path)
+    repo.commit("root", {"a.py": "a = 1\n"})
+    repo.branch("dev", "HEAD")
+    repo.commit(
+        HOSTILE_SUBJECT, {"b.py": "b = 1\n"}, author=("[red]Mallory\x1b[0m", "m@example.com")
+    )
+    repo.checkout("dev")
+    return repo
+
+
+async def test_untrusted_subjects_and_names_are_shown_literally(tmp_path: Path) -> None:
+    repo = _hostile_repo(tmp_path / "hostile")
+    session = open_sync(SyncOptions(repo=repo.path, head="dev"), user_config=Path("/nonexistent"))
+    app = SyncDeskApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(pilot)
+        table = app.screen.query_one(SliceTable)
+        subject_cell = table.get_row_at(0)[2]
+        author_cell = table.get_row_at(0)[3]
+        assert isinstance(subject_cell, Text)
+        # The table truncates long subjects: what it shows is a prefix of the literal form.
+        assert subject_cell.plain.rstrip("…") in HOSTILE_SHOWN
+        assert subject_cell.plain.startswith("[@click=app.quit]boom[/] [bold]x")
+        assert author_cell.plain.startswith("[red]Mallory^[[")
+        await pilot.click(SliceTable, offset=(30, 1))
+        await pilot.press("enter")
+        await _loaded(pilot)
+        assert app.is_running
+        assert isinstance(app.screen, CommitScreen)
+        message = str(app.screen.query_one("#commit-message").render())
+        assert HOSTILE_SHOWN in message
+        screenshot = app.export_screenshot()
+        assert "\x1b" not in screenshot
+        assert "\x9b" not in screenshot
+
+
+async def test_a_failing_load_is_one_line_and_keeps_the_app_alive(demo_facts: DemoFacts) -> None:
+    good = demo_session(demo_facts)
+    broken_refs = SyncRefs(**{**_refs_dict(good.refs), "main": "0" * 40})
+    app = SyncDeskApp(SyncSession(good.git, good.config, broken_refs))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(pilot)
+        progress = app.screen.query_one("#progress", Label)
+        line = str(progress.render())
+        assert progress.has_class("error")
+        assert "\n" not in line
+        assert "Traceback" not in line
+        assert "git" in line
+        assert app.is_running
+
+
+def _refs_dict(refs: SyncRefs) -> dict[str, str]:
+    return {field.name: getattr(refs, field.name) for field in fields(refs)}

@@ -1,0 +1,26 @@
+"""Building display text from facts, safely.
+
+Untrusted strings reach the screen only as literal text: rich ``Text`` or
+Textual ``Content`` built from plain strings, never markup. The services have
+already made their control characters visible; ``literal`` re-applies that for
+anything that did not come through them (an exception's message, say).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from services.errors import ServiceError
+from services.sanitize import one_line, visible
+
+
+def literal(text: str, style: str = "") -> Text:
+    """Rich text that shows ``text`` exactly, control characters made visible."""
+    return Text(visible(text), style=style, no_wrap=False)
+
+
+def error_line(error: BaseException) -> str:
+    """One line describing ``error`` for the user; never a traceback."""
+    if isinstance(error, ServiceError):
+        return error.message
+    return one_line(f"internal error: {type(error).__name__}: {error}")

@@ -1,0 +1,74 @@
+"""The summary panel: the sync's verdict at a glance."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from services.models import SyncReport
+from services.report import short
+
+OK = "$success"
+BAD = "$error"
+WARN = "$warning"
+MUTED = "$text-muted"
+
+
+def _row(label: str, *value: str | Content | tuple[str, str]) -> Content:
+    return Content.assemble((f"{label:<13}", f"bold {MUTED}"), *value)
+
+
+def summary_lines(report: SyncReport) -> list[Content]:
+    """The panel's lines; every repository string enters as literal text."""
+    s, anatomy = report.slice, report.anatomy
+    signoffs_missing = sum(1 for c in s.commits if not c.signed_off)
+    signoffs_other = sum(1 for c in s.commits if c.signed_off and not c.signoff_matches_author)
+    lines = [
+        _row("Dev base", short(s.dev_base)),
+        _row("Slice", f"{len(s.commits)} of {s.size} · tip {short(s.tip)}"),
+        _row("Backlog", f"{s.remaining} more on main"),
+        _row("Merge", short(anatomy.merge)),
+        _row("Repair", short(anatomy.repair) if anatomy.repair else "none"),
+        Content(""),
+    ]
+    if anatomy.ok:
+        lines.append(_row("Anatomy", ("✓ healthy", f"bold {OK}")))
+    else:
+        lines.append(_row("Anatomy", (f"✗ {len(anatomy.problems)} problem(s)", f"bold {BAD}")))
+        for problem in anatomy.problems:
+            lines.append(Content.assemble(("  • ", BAD), (problem.code, "bold"), ": "))
+            lines.append(Content.assemble("    ", problem.message))
+    advanced = report.dev_advanced
+    if not advanced.commits:
+        lines.append(_row("Dev", "has not moved since the dev base"))
+    else:
+        lines.append(
+            _row("Dev", f"{len(advanced.commits)} new commits · tip {short(advanced.dev_tip)}")
+        )
+        if advanced.merges_cleanly:
+            lines.append(_row("", ("✓ merges cleanly", OK)))
+        else:
+            lines.append(_row("", ("✗ conflicts: rebuild", f"bold {BAD}")))
+    lines.append(Content(""))
+    lines.append(Content.styled("Protected files", f"bold {MUTED}"))
+    for item in report.protected_files:
+        mark, style = ("✓", OK) if item.identical else ("✗", BAD)
+        verdict = "" if item.identical else "  differs from dev base"
+        lines.append(Content.assemble(("  " + mark + " ", style), item.path, (verdict, style)))
+    lines.append(Content(""))
+    lines.append(_row("Python", report.stats.python_summary))
+    lines.append(_row("Remerge-diff", f"{len(report.stats.remerge_diff_files)} files"))
+    dco_style = OK if signoffs_missing == signoffs_other == 0 else WARN
+    lines.append(
+        _row("Sign-off", (f"{signoffs_missing} missing · {signoffs_other} by another", dco_style))
+    )
+    lines.append(_row("Signed", f"{sum(1 for c in s.commits if c.signed)} commits"))
+    return lines
+
+
+class SyncSummary(Static):
+    """Shows a :class:`SyncReport`'s verdicts; empty until one arrives."""
+
+    def show(self, report: SyncReport) -> None:
+        """Render ``report``."""
+        self.update(Content("\n").join(summary_lines(report)))
