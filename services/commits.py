@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
+from services.dco import Signoff, app_signoffs
 from services.git import Git
 from services.models import CommitDetails, CommitSummary, FileStat, Person
 from services.sanitize import decode, one_line, visible
@@ -22,6 +23,7 @@ _TRAILER_SEPARATOR = "\x1f"
 _LOG_FIELDS = (
     "%H", "%P", "%an", "%ae", "%aI", "%cn", "%ce", "%cI", "%s",
     f"%(trailers:key=Signed-off-by,valueonly,unfold,separator=%x{ord(_TRAILER_SEPARATOR):02x})",
+    "%B",
 )  # fmt: skip
 _LOG_FORMAT = "%x00".join(_LOG_FIELDS)
 
@@ -37,7 +39,8 @@ class LoggedCommit:
     committer: Person
     committer_date: str
     subject: str
-    signoffs: tuple[str, ...]
+    signoffs: tuple[str, ...]  # Signed-off-by trailer values (git's trailer parser)
+    dco_signoffs: tuple[Signoff, ...]  # sign-offs as the DCO app reads the whole message
 
 
 def log_commits(git: Git, shas: Sequence[str]) -> list[LoggedCommit]:
@@ -52,7 +55,9 @@ def log_commits(git: Git, shas: Sequence[str]) -> list[LoggedCommit]:
     width = len(_LOG_FIELDS)
     commits = []
     for start in range(0, len(fields) - width + 1, width):
-        sha, parents, an, ae, ad, cn, ce, cd, subject, trailers = fields[start : start + width]
+        sha, parents, an, ae, ad, cn, ce, cd, subject, trailers, message = fields[
+            start : start + width
+        ]
         commits.append(
             LoggedCommit(
                 sha=sha.strip(),
@@ -64,6 +69,10 @@ def log_commits(git: Git, shas: Sequence[str]) -> list[LoggedCommit]:
                 subject=one_line(subject),
                 signoffs=tuple(
                     one_line(value) for value in trailers.split(_TRAILER_SEPARATOR) if value.strip()
+                ),
+                # Compared with the sanitized author and committer, so sanitized alike.
+                dco_signoffs=tuple(
+                    Signoff(one_line(s.name), one_line(s.email)) for s in app_signoffs(message)
                 ),
             )
         )

@@ -1,10 +1,16 @@
 """The DCO app's sign-off rule, shared by the slice and (later) the Status screen.
 
-The DCO GitHub App (dcoapp/app) reads ``Signed-off-by: Name <email>`` trailers
-and accepts a commit when one of them names the author or the committer:
-the name is one of theirs and the email is one of theirs, compared without
-regard to case. We read the trailers with git's own parser
-(``%(trailers:key=Signed-off-by)``), never by hand.
+Two readings of a sign-off, on purpose:
+
+- whether a commit *has* a ``Signed-off-by`` trailer comes from git's own
+  trailer parser (``%(trailers:key=Signed-off-by)``), never by hand;
+- whether the sign-off *satisfies the DCO check* follows the DCO GitHub App
+  exactly (dcoapp/app ``lib/dco.js``): it matches
+  ``/^Signed-off-by: (.*) <(.*)>$/img`` against every line of the message, not
+  only the trailer block (a squash-merge message often has its sign-offs above
+  a ``Co-authored-by`` paragraph), and accepts the commit when one of them has a
+  name of the author's or the committer's and an email of theirs, compared
+  lower-cased.
 """
 
 from __future__ import annotations
@@ -13,8 +19,6 @@ import re
 from dataclasses import dataclass
 
 from services.models import Person
-
-_SIGNOFF = re.compile(r"^(?P<name>.*?)\s*<(?P<email>[^<>]*)>\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,20 +29,23 @@ class Signoff:
     email: str
 
 
-def parse_signoff(value: str) -> Signoff | None:
-    """Parse ``Name <email>``; None when the value has no ``<email>`` part."""
-    match = _SIGNOFF.match(value.strip())
-    if match is None:
-        return None
-    return Signoff(match.group("name").strip(), match.group("email").strip())
+# The app's pattern, flags and all: case-insensitive, anchored per line.
+_APP_SIGNOFF_LINE = re.compile(r"^Signed-off-by: (.*) <(.*)>$", re.IGNORECASE | re.MULTILINE)
 
 
-def signoff_matches(values: tuple[str, ...], author: Person, committer: Person) -> bool:
-    """Whether some sign-off names the author or the committer (the DCO app's rule)."""
-    names = {author.name.casefold(), committer.name.casefold()}
-    emails = {author.email.casefold(), committer.email.casefold()}
-    for value in values:
-        signoff = parse_signoff(value)
-        if signoff and signoff.name.casefold() in names and signoff.email.casefold() in emails:
-            return True
-    return False
+def app_signoffs(message: str) -> tuple[Signoff, ...]:
+    """Every sign-off the DCO app finds in a commit message, in order."""
+    # JavaScript's "." and "$" treat "\r" as a line break; Python's do not.
+    text = message.replace("\r\n", "\n").replace("\r", "\n")
+    return tuple(Signoff(m.group(1), m.group(2)) for m in _APP_SIGNOFF_LINE.finditer(text))
+
+
+def signoff_matches(signoffs: tuple[Signoff, ...], author: Person, committer: Person) -> bool:
+    """Whether some sign-off names the author or the committer (the DCO app's rule).
+
+    As in the app, the name must be one of the two names and the email one of
+    the two emails, each compared lower-cased (JavaScript's ``toLowerCase``).
+    """
+    names = {author.name.lower(), committer.name.lower()}
+    emails = {author.email.lower(), committer.email.lower()}
+    return any(s.name.lower() in names and s.email.lower() in emails for s in signoffs)

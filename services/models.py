@@ -43,10 +43,10 @@ class SliceCommit:
 
     @property
     def signoff_mark(self) -> str:
-        """``✓`` matching sign-off, ``≠`` sign-off by someone else, ``✗`` none."""
-        if not self.signed_off:
-            return "✗"
-        return "✓" if self.signoff_matches_author else "≠"
+        """``✓`` the DCO app accepts it, ``≠`` signed off by someone else, ``✗`` none."""
+        if self.signoff_matches_author:
+            return "✓"
+        return "≠" if self.signed_off else "✗"
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,7 +47,7 @@ def read_slice(git: Git, dev_base: str, main: str, size: int, line: list[str]) -
                 signoffs=logged.signoffs,
                 signed_off=bool(logged.signoffs),
                 signoff_matches_author=signoff_matches(
-                    logged.signoffs, logged.author, logged.committer
+                    logged.dco_signoffs, logged.author, logged.committer
                 ),
                 signed=logged.sha in signed,
                 is_merge=len(logged.parents) > 1,

@@ -26,7 +26,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from services.config import DEFAULT_KEEP_DEV
-from services.dco import signoff_matches
+from services.dco import app_signoffs, signoff_matches
 from services.demo import files
 from services.demo.facts import DemoFacts, WorldSpec
 from services.demo.history import (
@@ -242,7 +242,7 @@ def _build(repo: Path, home: Path, spec: WorldSpec) -> DemoFacts:
         repair=repair,
         slice=tuple(slice_shas),
         remaining=spec.main_commits - spec.slice_size,
-        unsigned=tuple(sha for sha in slice_shas if not _signoffs(plans[sha])),
+        unsigned=tuple(sha for sha in slice_shas if not app_signoffs(plans[sha].message)),
         mismatched_signoff=tuple(sha for sha in slice_shas if _mismatched(plans[sha])),
         signed=tuple(sha for sha in slice_shas if plans[sha].signed),
         prs={sha: _pr(plans[sha]) for sha in slice_shas},
@@ -270,15 +270,8 @@ def _check_resolutions(story: Scenario, merged: Files, ours: Files, theirs: File
             raise DemoBuildError(f"{fact.path} is not resolved as {fact.resolution!r}")
 
 
-def _signoffs(plan: CommitPlan) -> tuple[str, ...]:
-    prefix = "Signed-off-by: "
-    return tuple(
-        line[len(prefix) :] for line in plan.message.splitlines() if line.startswith(prefix)
-    )
-
-
 def _mismatched(plan: CommitPlan) -> bool:
-    values = _signoffs(plan)
+    values = app_signoffs(plan.message)
     author = Person(plan.author.name, plan.author.email)
     committer = Person(plan.committer.name, plan.committer.email)
     return bool(values) and not signoff_matches(values, author, committer)
