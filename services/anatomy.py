@@ -66,14 +66,25 @@ def find_sync_merge(git: Git, head: str, dev: str, main: str) -> SyncMerge | Non
     )
 
 
-def check_anatomy(head: str, merge: SyncMerge | None, line: list[str], slice_size: int) -> Anatomy:
-    """Check every rule of the sync shape; ``line`` is ``main_line(dev_base, main)``."""
+def check_anatomy(
+    head: str,
+    merge: SyncMerge | None,
+    line: list[str],
+    slice_size: int,
+    head_on_dev: bool = False,
+) -> Anatomy:
+    """Check every rule of the sync shape; ``line`` is ``main_line(dev_base, main)``.
+
+    ``head_on_dev`` only words the ``no-sync-merge`` message: a head that dev
+    already contains (a sync that has landed, or dev itself) has nothing to check.
+    """
     if merge is None:
-        problem = Problem(
-            "no-sync-merge",
-            "no merge on this branch has parent 1 on dev and parent 2 on main",
+        message = (
+            "the head is already on dev: there is no sync on it to check"
+            if head_on_dev
+            else "no merge on this branch has parent 1 on dev and parent 2 on main"
         )
-        return Anatomy(head, None, None, None, None, None, (), (problem,))
+        return Anatomy(head, None, None, None, None, None, (), (Problem("no-sync-merge", message),))
     problems = []
     if not merge.dev_base_on_dev:
         problems.append(

@@ -5,10 +5,15 @@ repository, and ``Git.execute`` runs plumbing with NUL-separated output.
 We never use GitPython's object model in loops (its ``Commit.trailers_list``
 spawns one process per commit: 42x slower on 100 commits, see DOMAIN.md).
 
-Every command runs with the repository's hooks and fsmonitor disabled, so a
-read-only look at an untrusted repository executes nothing from it
-(``core.hooksPath``, ``core.fsmonitor``), and optional locks are off so that
-reading never takes ``index.lock`` from under the user.
+Every command runs with the repository's hooks and fsmonitor disabled
+(``core.hooksPath``, ``core.fsmonitor``), no pager and no colour, and with
+optional locks off so that reading never takes ``index.lock`` from under the
+user. We read objects, never the work tree, so clean/smudge filters and
+textconv do not run. One thing configured in ``.git/config`` still does: a
+custom merge driver (``merge.<name>.driver``) named by the attributes, during
+``merge-tree``. It is the user's own setting for how this repository merges,
+and honouring it keeps our merge results equal to what their ``git merge``
+would produce; it cannot come from a clone, as git never copies config.
 """
 
 from __future__ import annotations

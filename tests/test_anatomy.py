@@ -52,6 +52,15 @@ def test_no_sync_merge(tmp_path):
     assert anatomy.codes == ("no-sync-merge",)
     assert (anatomy.merge, anatomy.dev_base, anatomy.slice_tip, anatomy.repair) == (None,) * 4
     assert not anatomy.ok
+    assert "no merge on this branch" in anatomy.problems[0].message
+
+
+def test_a_head_already_on_dev_says_so(tmp_path):
+    # A sync that has landed: dev itself contains the head, so there is nothing to check.
+    built = build_sync_repo(tmp_path / "r")
+    anatomy = anatomy_of(built, head="dev")
+    assert anatomy.codes == ("no-sync-merge",)
+    assert "already on dev" in anatomy.problems[0].message
 
 
 def test_slice_not_on_main(tmp_path):

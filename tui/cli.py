@@ -7,6 +7,7 @@ config) ends in one line on stderr and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -81,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``syncdesk`` console script."""
+    # Under a non-UTF-8 locale the report's marks (✓ ✗ ≠) cannot be encoded:
+    # degrade them to "?" rather than fail the whole command.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="replace")
     args = build_parser().parse_args(argv)
     try:
         if args.command == "demo":
