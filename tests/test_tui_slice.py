@@ -154,3 +154,17 @@ async def test_a_failing_load_is_one_line_and_keeps_the_app_alive(demo_facts: De
 
 def _refs_dict(refs: SyncRefs) -> dict[str, str]:
     return {field.name: getattr(refs, field.name) for field in fields(refs)}
+
+
+async def test_the_command_palette_runs_the_screen_actions(demo_facts: DemoFacts) -> None:
+    app = SyncDeskApp(demo_session(demo_facts))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(pilot)
+        await pilot.press("down")
+        await pilot.press("ctrl+p")
+        await pilot.press(*"open commit")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await _loaded(pilot)
+        assert isinstance(app.screen, CommitScreen)
+        assert app.screen.sha == demo_facts.slice[1]
