@@ -1,0 +1,169 @@
+"""Where a sync's workspace state lives, and how it is loaded and saved without ever losing it.
+
+One file per sync, ``<common git dir>/syncdesk/syncs/<dev_base>-<slice_tip>.json``
+(:func:`services.storage.storage_dir`): per repository, shared by its worktrees,
+keyed by the merge's parents so that a rebuilt sync starts a fresh state and
+the previous one stays for carry-over.
+
+Every decision is saved at once with :func:`services.atomic.write_atomic`; a
+decision counts as saved only when :func:`save_state` has returned. Loading
+is where damage is repaired and reported, never raised: temporary files of
+killed writers are removed, a corrupt file is moved aside, and choices whose
+resolved text is missing from git are dropped (the rest is kept) and named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from services.atomic import (
+    FormatError,
+    StorageError,
+    clean_orphans,
+    make_directory,
+    read_document,
+    write_json,
+)
+from services.git import Git
+from services.sanitize import one_line
+from services.state_codec import decode_state, encode_state
+from services.state_model import (
+    Decisions,
+    FileState,
+    FileStatus,
+    SyncKey,
+    SyncState,
+    new_state,
+)
+from services.storage import existing_blobs, pin_blobs, storage_dir
+
+STATES_DIRECTORY = "syncs"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedState:
+    """A state as loaded, with what had to be repaired on the way (for the user to read)."""
+
+    state: SyncState
+    path: Path
+    resumed: bool = False  # a saved state was found (False: a fresh one)
+    moved_aside: Path | None = None  # where a corrupt file went
+    missing_blobs: tuple[str, ...] = ()  # resolved texts git no longer has; their choices dropped
+    orphans_removed: int = 0  # temporary files of killed writers
+    notes: tuple[str, ...] = ()  # one-line, sanitized messages
+
+
+def states_dir(git: Git) -> Path:
+    """The directory that holds the states of every sync of this repository."""
+    return storage_dir(git) / STATES_DIRECTORY
+
+
+def state_path(git: Git, sync: SyncKey) -> Path:
+    """The file that holds the state of ``sync``."""
+    return states_dir(git) / f"{sync.name}.json"
+
+
+def pin_ref(sync: SyncKey) -> str:
+    """The private ref that keeps the blobs of ``sync``'s state safe from ``git gc``."""
+    return f"refs/syncdesk/syncs/{sync.name}"
+
+
+def load_state(
+    git: Git, sync: SyncKey, *, branch: str | None = None, head: str | None = None
+) -> LoadedState:
+    """Resume the saved state of ``sync``, or start a fresh one (with ``branch`` and ``head``).
+
+    Never fails on the file's content (see the module docstring); raises
+    :class:`StorageError` only when the file cannot be read at all, or was
+    written by a newer syncdesk.
+    """
+    path = state_path(git, sync)
+    removed = clean_orphans(path.parent)
+    document = read_document(path, lambda raw: _decode_for(sync, raw), "sync state")
+    notes = [] if document.note is None else [document.note]
+    state = document.value
+    if state is None:
+        fresh = new_state(sync, branch=branch, head=head)
+        return LoadedState(fresh, path, False, document.moved_aside, (), len(removed), tuple(notes))
+    missing = tuple(sorted(state.blobs() - existing_blobs(git, state.blobs())))
+    if missing:
+        state, dropped = drop_missing(state, frozenset(missing))
+        notes.extend(dropped)
+    notes.extend(_pin(git, state, force=True))
+    return LoadedState(state, path, True, None, missing, len(removed), tuple(notes))
+
+
+def _decode_for(sync: SyncKey, raw: Any) -> SyncState:
+    state = decode_state(raw)
+    if state.sync != sync:  # a file renamed or copied by hand: not this sync's decisions
+        raise FormatError(f"it holds the state of another sync, {state.sync.name}")
+    return state
+
+
+def save_state(git: Git, state: SyncState) -> str | None:
+    """Write ``state`` atomically and durably; the decision is saved when this returns.
+
+    Then its blobs are pinned against ``git gc``; if that fails the state is
+    still saved, and the returned warning says what went wrong (None: all well).
+    Raises :class:`StorageError` if the state could not be written.
+    """
+    path = state_path(git, state.sync)
+    make_directory(path.parent)
+    write_json(path, encode_state(state))
+    warnings = _pin(git, state, force=False)
+    return warnings[0] if warnings else None
+
+
+def list_states(git: Git) -> list[SyncKey]:
+    """The syncs of this repository that have a saved state (for carry-over), by name."""
+    keys: list[SyncKey] = []
+    directory = states_dir(git)
+    if not directory.is_dir():
+        return keys
+    for entry in sorted(directory.glob("*.json")):
+        dev_base, _, slice_tip = entry.stem.partition("-")
+        try:
+            keys.append(SyncKey(dev_base, slice_tip))
+        except ValueError:
+            continue  # not one of ours
+    return keys
+
+
+def drop_missing(state: SyncState, missing: frozenset[str]) -> tuple[SyncState, list[str]]:
+    """``state`` without the choices whose blob is in ``missing``, and a note per damaged file.
+
+    A file that loses a current choice can no longer be resolved or approved
+    as it was: it becomes unresolved, so the maintainer looks at it again.
+    """
+    files: list[FileState] = []
+    notes: list[str] = []
+    for item in state.files:
+        current, lost = _without(item.current, missing)
+        if lost:
+            current = replace(current, status=FileStatus.UNRESOLVED)
+            notes.append(
+                f"{one_line(item.path)}: {lost} saved resolution(s) lost (their text is "
+                "missing from the repository); the file is unresolved again"
+            )
+        undo = tuple(_without(d, missing)[0] for d in item.undo)
+        redo = tuple(_without(d, missing)[0] for d in item.redo)
+        files.append(replace(item, current=current, undo=undo, redo=redo))
+    return replace(state, files=tuple(files)), notes
+
+
+def _without(decisions: Decisions, missing: frozenset[str]) -> tuple[Decisions, int]:
+    hunks = tuple(choice for choice in decisions.hunks if choice.blob not in missing)
+    whole = decisions.whole_file
+    whole_lost = whole is not None and whole.blob in missing
+    lost = len(decisions.hunks) - len(hunks) + int(whole_lost)
+    return replace(decisions, hunks=hunks, whole_file=None if whole_lost else whole), lost
+
+
+def _pin(git: Git, state: SyncState, *, force: bool) -> list[str]:
+    try:
+        pin_blobs(git, pin_ref(state.sync), state.blobs(), force=force)
+    except StorageError as error:
+        return [error.message]
+    return []
