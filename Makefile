@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit install clean
+.PHONY: demo test lint typecheck unit crash install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,14 @@ unit: $(STAMP)
 	$(BIN)/pytest -n 2 -q
 
 test: lint typecheck unit
+
+# The kill -9 harnesses at full size (research/reliability.md R1: 1,000 kills each;
+# the default suite runs 60). Replay a failure with SYNCDESK_KILL_SEED=<seed>.
+crash: $(STAMP)
+	SYNCDESK_KILL_RUNS=1000 $(BIN)/pytest -q -n 2 -k kill_nine tests/test_atomic.py tests/test_state.py
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_workspace.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

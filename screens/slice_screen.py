@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Label, LoadingIndicator
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from screens.commit_screen import CommitScreen
+from screens.workspace_screen import WorkspaceScreen
 from services.models import SyncReport
 from services.sync import SyncSession, load_report
 from tui.text import error_line
@@ -34,6 +35,7 @@ class SliceScreen(Screen[None]):
     """The slice table beside the sync's summary."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "conflicts", "Conflicts", id="slice.conflicts"),
         Binding("r", "reload", "Reload", id="slice.reload"),
         Binding("escape", "cancel", "Cancel loading", id="slice.cancel", show=False),
     ]
@@ -76,7 +78,9 @@ class SliceScreen(Screen[None]):
         def progress(step: str) -> None:
             self.post_message(LoadProgressed(step))
 
-        return load_report(self.session, progress=progress, cancelled=lambda: worker.is_cancelled)
+        return load_report(
+            self.session, progress=progress, cancelled=lambda: worker.is_cancelled, detail=False
+        )
 
     def on_load_progressed(self, message: LoadProgressed) -> None:
         self.query_one("#progress", Label).update(f"{message.step}…")
@@ -105,6 +109,10 @@ class SliceScreen(Screen[None]):
         self.query_one("#progress", Label).update(line)
         self.query_one("#progress").add_class("error")
 
+    def action_conflicts(self) -> None:
+        """Open the conflict workspace of this sync."""
+        self.app.push_screen(WorkspaceScreen(self.session), lambda _: self.action_reload())
+
     def action_cancel(self) -> None:
         """Stop loading."""
         self.workers.cancel_group(self, "load-report")
@@ -122,5 +130,6 @@ class SliceScreen(Screen[None]):
     def palette_commands(self) -> Iterable[SystemCommand]:
         """This screen's actions, for the command palette."""
         yield SystemCommand("Open commit", "Full message and stats", self.action_open_commit)
+        yield SystemCommand("Conflicts", "Review and resolve the conflicts", self.action_conflicts)
         yield SystemCommand("Reload", "Read the sync again from git", self.action_reload)
         yield SystemCommand("Cancel loading", "Stop reading the sync", self.action_cancel)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from services.audit_lines import split_lines
 from services.git import Git
+from services.gitobjects import read_contents
 from services.sanitize import decode, one_line
 
 GITLINK_MODE = b"160000"
@@ -123,28 +124,8 @@ def _blob(mode: bytes, sha: bytes) -> str | None:
 
 
 def read_blobs(git: Git, shas: Iterable[str]) -> dict[str, bytes]:
-    """The contents of blobs, read with one ``cat-file --batch``.
-
-    ``--batch`` prints objects as stored (no textconv, no smudge filter): the
-    same bytes ``git show <rev>:<path>`` prints for a blob.
-    """
-    wanted = sorted(set(shas))
-    if not wanted:
-        return {}
-    out = git.run(["cat-file", "--batch"], input=("\n".join(wanted) + "\n").encode()).stdout
-    blobs: dict[str, bytes] = {}
-    position = 0
-    while position < len(out):
-        header_end = out.index(b"\n", position)
-        header = out[position:header_end].split()
-        if len(header) < 3:  # "<sha> missing"
-            position = header_end + 1
-            continue
-        size = int(header[2])
-        start = header_end + 1
-        blobs[header[0].decode()] = out[start : start + size]
-        position = start + size + 1  # each object is followed by a newline
-    return blobs
+    """The contents of blobs, read with one ``cat-file`` process (as stored, unfiltered)."""
+    return read_contents(git, shas, "blob")
 
 
 Removals = dict[str, dict[bytes, tuple[str, str]]]  # path -> removed line -> (sha, subject)

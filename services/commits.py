@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from services.dco import Signoff, app_signoffs
 from services.git import Git
+from services.gitobjects import read_contents
 from services.models import CommitDetails, CommitSummary, FileStat, Person
 from services.sanitize import decode, one_line, visible
 
@@ -88,24 +89,8 @@ def summaries(git: Git, shas: Sequence[str]) -> tuple[CommitSummary, ...]:
 
 
 def raw_commits(git: Git, shas: Sequence[str]) -> dict[str, bytes]:
-    """The raw commit objects of ``shas``, read with one ``cat-file --batch``."""
-    if not shas:
-        return {}
-    stdin = ("\n".join(shas) + "\n").encode()
-    out = git.run(["cat-file", "--batch"], input=stdin).stdout
-    objects: dict[str, bytes] = {}
-    position = 0
-    while position < len(out):
-        header_end = out.index(b"\n", position)
-        header = out[position:header_end].split()
-        if len(header) < 3:  # "<sha> missing"
-            position = header_end + 1
-            continue
-        size = int(header[2])
-        body_start = header_end + 1
-        objects[header[0].decode()] = out[body_start : body_start + size]
-        position = body_start + size + 1  # the object is followed by a newline
-    return objects
+    """The raw commit objects of ``shas``, read with one ``cat-file`` process."""
+    return read_contents(git, shas, "commit")
 
 
 def header_lines(raw: bytes) -> list[bytes]:

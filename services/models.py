@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from services.audit import Audit
+from services.conflict_models import Attribution, ConflictSet
+
 
 @dataclass(frozen=True, slots=True)
 class Person:
@@ -193,3 +196,7 @@ class SyncReport:
     protected_files: tuple[ProtectedFile, ...]
     stats: Stats
     warnings: tuple[str, ...] = field(default=())
+    # None when there is nothing to merge (no sync merge and an empty slice).
+    conflicts: ConflictSet | None = None
+    attribution: Attribution | None = None
+    audit: Audit | None = None

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.audit import Audit
 from services.config import Config
+from services.conflict_models import Attribution, ConflictFile, ConflictSet, shown
 from services.models import SliceCommit, SyncReport
+from services.policies import policy_for
+from services.sanitize import one_line
 
 SCHEMA_VERSION = 1
 
@@ -96,6 +100,60 @@ def to_json(report: SyncReport, config: Config) -> dict[str, Any]:
             },
             "remerge_diff_files": list(report.stats.remerge_diff_files),
         },
+        "conflicts": _conflicts_json(report, config),
+    }
+
+
+def _conflicts_json(report: SyncReport, config: Config) -> dict[str, Any] | None:
+    conflicts, attribution = report.conflicts, report.attribution
+    if conflicts is None:
+        return None
+    return {
+        "dev_side": conflicts.dev_side,
+        "main_side": conflicts.main_side,
+        "head": conflicts.head,
+        "clean": conflicts.clean,
+        "messages": list(conflicts.messages),
+        "files": [_conflict_json(c, attribution, config) for c in conflicts.files],
+        "audit": _audit_json(report.audit),
+    }
+
+
+def _audit_json(audit: Audit | None) -> list[dict[str, Any]] | None:
+    """The preservation audit's findings, accidents first; None when not audited."""
+    if audit is None:
+        return None
+    return [
+        {
+            "path": finding.shown_path,
+            "line": finding.line,
+            "text": finding.text,
+            "classification": str(finding.classification),
+            "commit": finding.commit,
+            "subject": finding.subject,
+            "other_path": one_line(finding.other_path) if finding.other_path else None,
+        }
+        for finding in audit.findings
+    ]
+
+
+def _conflict_json(
+    conflict: ConflictFile, attribution: Attribution | None, config: Config
+) -> dict[str, Any]:
+    blamed = attribution.for_path(conflict.path) if attribution is not None else None
+    return {
+        "path": conflict.display_path,
+        "old_paths": [one_line(shown(path)) for path in conflict.old_paths],
+        "type": conflict.type,
+        "binary": conflict.binary,
+        "hunks": len(conflict.hunks),
+        "resolution": conflict.resolution,
+        "hunk_resolutions": [hunk.resolution for hunk in conflict.hunks],
+        "policy": policy_for(conflict.path, config),
+        "attribution": [
+            {"dev": [c.sha for c in hunk.dev], "main": [c.sha for c in hunk.main]}
+            for hunk in (blamed.hunks if blamed is not None else ())
+        ],
     }
 
 
@@ -151,10 +209,34 @@ def to_text(report: SyncReport) -> str:
         f"Remerge-diff {len(report.stats.remerge_diff_files)} files",
         *(f"  {path}" for path in report.stats.remerge_diff_files),
         "",
+        *_conflict_text(report.conflicts),
+        "",
         "Slice",
         *(_text_row(c) for c in s.commits),
     ]
     return "\n".join(lines) + "\n"
+
+
+def conflict_summary(conflicts: ConflictSet | None) -> str:
+    """Conflicted files and hunks, and how many files each resolution took, in one line."""
+    if conflicts is None:
+        return "nothing to merge"
+    if not conflicts.files:
+        return "the merge is clean" if conflicts.clean else "conflicts with no file to resolve"
+    counts: dict[str, int] = {}
+    for conflict in conflicts.files:
+        counts[conflict.resolution] = counts.get(conflict.resolution, 0) + 1
+    spread = ", ".join(f"{name} {count}" for name, count in sorted(counts.items()))
+    return f"{len(conflicts.files)} files, {conflicts.hunk_count} hunks ({spread})"
+
+
+def _conflict_text(conflicts: ConflictSet | None) -> list[str]:
+    rows = [
+        f"  {c.resolution:<10} {c.type:<13} {len(c.hunks):>4}  {c.display_path}"
+        for c in (conflicts.files if conflicts is not None else ())
+    ]
+    extra = [f"  {message}" for message in (conflicts.messages if conflicts else ())]
+    return [f"Conflicts    {conflict_summary(conflicts)}", *rows, *extra]
 
 
 def _text_row(commit: SliceCommit) -> str:
@@ -194,6 +276,7 @@ def to_markdown(report: SyncReport) -> str:
             for p in report.protected_files
         ),
         "",
+        *_conflict_markdown(report.conflicts),
         "| # | SHA | Subject | Author | PR | Sign-off | Signed |",
         "|---|---|---|---|---|---|---|",
         *(
@@ -203,3 +286,19 @@ def to_markdown(report: SyncReport) -> str:
         ),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _conflict_markdown(conflicts: ConflictSet | None) -> list[str]:
+    lines = [f"- conflicts: {_md(conflict_summary(conflicts))}", ""]
+    if conflicts is None or not conflicts.files:
+        return lines
+    return [
+        *lines,
+        "| Conflicted file | Type | Hunks | Resolution at head |",
+        "|---|---|---|---|",
+        *(
+            f"| {_md(c.display_path)} | {c.type} | {len(c.hunks)} | {c.resolution} |"
+            for c in conflicts.files
+        ),
+        "",
+    ]

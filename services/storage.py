@@ -30,6 +30,7 @@ from pathlib import Path
 from services.atomic import StorageError
 from services.errors import GitCommandError
 from services.git import Git
+from services.gitobjects import read_contents
 
 PIN_PREFIX = "refs/syncdesk/"
 # git holds a ref lock for milliseconds; ours, older than this, was left by a kill.
@@ -99,24 +100,8 @@ def write_lines(git: Git, lines: Sequence[str]) -> str:
 
 
 def read_blobs(git: Git, oids: Iterable[str]) -> dict[str, bytes]:
-    """The content of each blob in ``oids`` that exists, with one ``cat-file --batch``."""
-    wanted = sorted({oid for oid in oids if is_oid(oid)})
-    if not wanted:
-        return {}
-    output = git.run(["cat-file", "--batch"], input="".join(f"{o}\n" for o in wanted).encode())
-    found: dict[str, bytes] = {}
-    data, position = output.stdout, 0
-    while position < len(data):
-        end = data.index(b"\n", position)
-        header = data[position:end].decode("ascii", "replace").split()
-        position = end + 1
-        if len(header) != 3:  # "<oid> missing"
-            continue
-        size = int(header[2])
-        if header[1] == "blob":
-            found[header[0]] = data[position : position + size]
-        position += size + 1
-    return found
+    """The content of each blob in ``oids`` that exists, with one ``cat-file`` process."""
+    return read_contents(git, (oid for oid in oids if is_oid(oid)), "blob")
 
 
 def read_lines(git: Git, oid: str) -> list[str]:

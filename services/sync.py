@@ -15,16 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from services.anatomy import check_anatomy, find_sync_merge
+from services.attribution import attribute
+from services.audit import audit_sync
 from services.branch_state import dev_advanced, line_stats, protected_files
 from services.commits import commit_details
 from services.config import Config, load_config, with_overrides
-from services.errors import Cancelled, MissingRefError, ShallowHistoryError
+from services.conflicts import read_conflicts
+from services.errors import MissingRefError, ShallowHistoryError
 from services.git import Git
 from services.models import CommitDetails, SyncRefs, SyncReport
+from services.progress import Progress, Steps
 from services.sanitize import one_line
 from services.slice import main_line, read_slice
-
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,16 +102,17 @@ def load_report(
     session: SyncSession,
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
+    *,
+    detail: bool = True,
 ) -> SyncReport:
-    """Gather the slice, anatomy, dev's progress, protected files and stats."""
+    """Gather the slice, anatomy, dev's progress, protected files, stats and conflicts.
+
+    With ``detail`` (the full report) the hunks are also blamed and dev's lines
+    audited; the Slice screen leaves both to the conflict workspace, which
+    computes them for the file in view.
+    """
     git, config, refs = session.git, session.config, session.refs
-
-    def step(label: str) -> None:
-        if cancelled is not None and cancelled():
-            raise Cancelled("loading was cancelled")
-        if progress is not None:
-            progress(label)
-
+    step = Steps(progress, cancelled)
     step("Finding the sync merge")
     merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
     # With no sync merge yet, the next sync would start from dev's tip.
@@ -125,6 +128,19 @@ def load_report(
     protected = protected_files(git, refs.head, dev_base, config.keep_dev)
     step("Counting changes")
     stats = line_stats(git, dev_base, refs.head, merge.sha if merge else None)
+    step("Reading the conflicts")
+    conflicts = None
+    if merge is not None:
+        conflicts = read_conflicts(git, merge.dev_base, merge.slice_tip, refs.head)
+    elif the_slice.tip is not None:  # not built yet: what the next sync would meet
+        conflicts = read_conflicts(git, dev_base, the_slice.tip, None)
+    attribution = audit = None
+    if detail and conflicts is not None:
+        step("Blaming the conflict hunks")
+        attribution = attribute(git, conflicts)
+    if detail and merge is not None:
+        step("Auditing dev's lines in the result")
+        audit = audit_sync(git, merge.dev_base, merge.slice_tip, refs.head, cancelled)
     return SyncReport(
         repo=session.repo_path,
         refs=refs,
@@ -133,6 +149,9 @@ def load_report(
         dev_advanced=advanced,
         protected_files=protected,
         stats=stats,
+        conflicts=conflicts,
+        attribution=attribution,
+        audit=audit,
     )
 
 

@@ -40,7 +40,7 @@ class Tmux:
         env = " ".join(
             f"{name}={shlex.quote(value)}"
             for name, value in os.environ.items()
-            if name.startswith(("GIT_", "XDG_")) or name in ("HOME", "PATH", "TZ", "LANG")
+            if name.startswith(("GIT_", "XDG_")) or name in ("HOME", "PATH", "TZ", "LANG", "EDITOR")
         )
         # env -i: nothing else leaks in (pytest's COLUMNS=80 would fix the app's width).
         shell = f"cd {shlex.quote(str(cwd))} && env -i {env} TERM=xterm-256color " + " ".join(
@@ -120,4 +120,23 @@ def test_escape_sequences_in_a_subject_never_reach_the_terminal(tmux: Tmux, tmp_
     assert "^[]0;PWNED-TITLE^G" in screen
     assert "PWNED" not in tmux.tmux("display-message", "-p", "#{pane_title}")
     assert "PWNED-CLIP" not in tmux.tmux("show-buffer")
+    tmux.keys("q")
+
+
+def test_a_hunk_edited_in_the_users_editor(
+    tmux: Tmux, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # $EDITOR is a script that replaces the hunk's text, as a person would in vim.
+    monkeypatch.setenv("EDITOR", 'sh -c \'printf "edited_in_editor = 1\\n" > "$0"\'')
+    world = tmp_path / "world"
+    tmux.start([sys.executable, "-m", "tui", "demo", "--dir", str(world)], cwd=tmp_path)
+    tmux.wait_for(lambda s: "healthy" in s, "the Slice screen")
+    tmux.keys("c")
+    tmux.wait_for(lambda s: "Next hunk" in s and "CODEOWNERS" in s, "the conflict workspace")
+    tmux.keys("E")
+    tmux.wait_for(lambda s: "edited_in_editor = 1" in s, "the edited hunk in the result")
+    screen = tmux.wait_for(lambda s: "edited by hand" in s, "the decision named")
+    assert "CODEOWNERS" in screen
+    tmux.keys("Escape")
+    tmux.wait_for(lambda s: "healthy" in s, "the Slice screen again")
     tmux.keys("q")

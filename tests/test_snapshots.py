@@ -7,11 +7,13 @@ Update them deliberately with ``pytest --snapshot-update`` and review the diff.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from services.demo import DemoFacts
+from services.demo import DemoFacts, build_world
 from tests.worlds import demo_session
 from tui.app import SyncDeskApp
+from tui.widgets.conflict_list import ConflictList
 
 SIZE = (150, 45)
 
@@ -45,3 +47,34 @@ def test_help_screen(snap_compare: Any, demo_facts: DemoFacts) -> None:
 
     app = SyncDeskApp(demo_session(demo_facts))
     assert snap_compare(app, terminal_size=SIZE, run_before=open_help)
+
+
+def _fresh_app(tmp_path: Path) -> SyncDeskApp:
+    # The workspace writes its state into the repository: a world of its own.
+    facts = build_world(tmp_path / "world")
+    return SyncDeskApp(demo_session(facts))
+
+
+async def _workspace_on(pilot: Any, path: str, *keys: str) -> None:
+    await _loaded(pilot)
+    await pilot.press("c")
+    await _loaded(pilot)
+    files = pilot.app.screen.query_one(ConflictList)
+    files.focus()
+    files.move_cursor(row=files.get_row_index(path))
+    await pilot.press("enter", *keys)
+    await _loaded(pilot)
+
+
+def test_conflict_workspace(snap_compare: Any, tmp_path: Path) -> None:
+    async def run_before(pilot: Any) -> None:
+        await _workspace_on(pilot, "lumen/training/optimizer.py")
+
+    assert snap_compare(_fresh_app(tmp_path), terminal_size=(160, 45), run_before=run_before)
+
+
+def test_conflict_workspace_with_base_and_a_decision(snap_compare: Any, tmp_path: Path) -> None:
+    async def run_before(pilot: Any) -> None:
+        await _workspace_on(pilot, "lumen/data/loader.py", "n", "m", "v")
+
+    assert snap_compare(_fresh_app(tmp_path), terminal_size=(160, 45), run_before=run_before)

@@ -74,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--no-open", action="store_true", help="build (or reuse) it, print its path and exit"
     )
+    learn = commands.add_parser(
+        "learn", help="remember how an earlier sync branch resolved its conflicts"
+    )
+    learn.add_argument("ref", help="the sync branch to learn from (for example main2dev/...)")
+    _sync_options(learn, inherited=True)
     report = commands.add_parser("report", help="print the sync's facts without a UI")
     _sync_options(report, inherited=True)
     report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
@@ -93,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _demo(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "learn":
+            return _learn(args)
         return _open_tui(args)
     except ServiceError as error:
         print(f"syncdesk: {error}", file=sys.stderr)
@@ -129,6 +136,23 @@ def _report(args: argparse.Namespace) -> int:
     else:
         output = to_text(report)
     sys.stdout.write(output)
+    return 0
+
+
+def _learn(args: argparse.Namespace) -> int:
+    from services.carryover import ResolutionStore
+    from services.learn import learn_branch
+
+    session = open_sync(SyncOptions(repo=args.repo, head=args.ref, dev=args.dev, main=args.main))
+    store = ResolutionStore.open(session.git)
+    learned = learn_branch(session.git, args.ref, session.refs.dev, session.refs.main, store)
+    print(
+        f"Learned {learned.hunks} hunk and {learned.files} whole-file resolutions "
+        f"from {learned.ref}"
+        + (f" ({learned.skipped} left unresolved there)" if learned.skipped else "")
+    )
+    for note in store.notes:
+        print(f"note: {note}", file=sys.stderr)
     return 0
 
 

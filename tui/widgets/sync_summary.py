@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from services.models import SyncReport
-from services.report import short
+from services.report import conflict_summary, short
 
 OK = "$success"
 BAD = "$error"
@@ -56,6 +56,8 @@ def summary_lines(report: SyncReport) -> list[Content]:
         verdict = "" if item.identical else "  differs from dev base"
         lines.append(Content.assemble(("  " + mark + " ", style), item.path, (verdict, style)))
     lines.append(Content(""))
+    lines.append(_row("Conflicts", conflict_summary(report.conflicts)))
+    lines.append(Content.styled("             c opens the conflict workspace", MUTED))
     lines.append(_row("Python", report.stats.python_summary))
     lines.append(_row("Remerge-diff", f"{len(report.stats.remerge_diff_files)} files"))
     dco_style = OK if signoffs_missing == signoffs_other == 0 else WARN

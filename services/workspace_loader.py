@@ -1,0 +1,70 @@
+"""Gather what the conflict workspace needs, off the UI thread, in as few git calls as possible."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from services.anatomy import find_sync_merge
+from services.audit import Audit, audit_sync
+from services.carryover import ResolutionStore
+from services.carryover_model import Suggestion
+from services.conflict_models import ConflictSet
+from services.conflicts import read_conflicts
+from services.progress import Steps
+from services.slice import main_line
+from services.state import LoadedState, load_state
+from services.state_model import SyncKey
+from services.storage import bytes_to_lines, read_blobs
+from services.sync import SyncSession
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceData:
+    """The conflicts of the sync, the maintainer's saved decisions, and carry-over suggestions."""
+
+    conflicts: ConflictSet
+    loaded: LoadedState
+    branch: str | None
+    texts: dict[str, tuple[str, ...]]  # blob id -> lines: every decision and suggestion blob
+    suggestions: dict[str, list[Suggestion]]  # hunk key -> learned resolutions, newest first
+    audit: Audit | None  # None when the sync is not built yet (no result to audit)
+    store: ResolutionStore  # where approvals are learned
+
+    @property
+    def built(self) -> bool:
+        """Whether the sync merge exists (False: the next sync, merged in memory)."""
+        return self.conflicts.head is not None
+
+
+def load_workspace(
+    session: SyncSession,
+    progress: Callable[[str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> WorkspaceData:
+    """Read the sync's conflicts and everything decided or learned about them."""
+    git, refs, config = session.git, session.refs, session.config
+    step = Steps(progress, cancelled)
+    step("Finding the sync merge")
+    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    if merge is not None:
+        dev_base, slice_tip, head = merge.dev_base, merge.slice_tip, refs.head
+    else:
+        # Not built yet: merge dev's tip with the slice tip the bot would take.
+        line = main_line(git, refs.dev, refs.main)[: config.slice_size]
+        dev_base, slice_tip, head = refs.dev, (line[-1] if line else refs.main), None
+    step("Re-merging to find the conflicts")
+    conflicts = read_conflicts(git, dev_base, slice_tip, head)
+    step("Loading your decisions")
+    branch = None if refs.head_name == "HEAD" else refs.head_name
+    loaded = load_state(git, SyncKey(dev_base, slice_tip), branch=branch, head=head)
+    store = ResolutionStore.open(git)
+    suggestions = store.suggest_hunks(h.key for f in conflicts.files for h in f.hunks)
+    blobs = set(loaded.state.blobs())
+    blobs |= {s.blob for found in suggestions.values() for s in found if s.blob is not None}
+    texts = {oid: tuple(bytes_to_lines(data)) for oid, data in read_blobs(git, blobs).items()}
+    audit = None
+    if head is not None:
+        step("Auditing dev's lines in the result")
+        audit = audit_sync(git, dev_base, slice_tip, head, cancelled)
+    return WorkspaceData(conflicts, loaded, branch, texts, suggestions, audit, store)

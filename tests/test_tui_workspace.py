@@ -1,0 +1,151 @@
+"""The conflict workspace, driven by real key presses on a fresh demo world."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import TextArea
+
+from services.conflict_models import ConflictFile
+from services.demo import DemoFacts, build_world
+from services.state_model import Action, FileStatus
+from services.sync import SyncOptions, open_sync
+from tui.app import SyncDeskApp
+from tui.widgets.conflict_list import ConflictList
+from tui.widgets.threeway import ThreeWayView
+
+SIZE = (160, 45)
+FILE = "lumen/data/loader.py"  # two hunks in the demo world
+
+
+def _app(facts: DemoFacts) -> SyncDeskApp:
+    session = open_sync(
+        SyncOptions(repo=facts.repo, head=facts.sync_branch), user_config=Path("/nonexistent")
+    )
+    return SyncDeskApp(session)
+
+
+async def _settle(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def _open_workspace(pilot: Any) -> Any:
+    await _settle(pilot)
+    await pilot.press("c")
+    await _settle(pilot)
+    return pilot.app.screen
+
+
+async def _open_file(pilot: Any, screen: Any, path: str) -> None:
+    files = screen.query_one(ConflictList)
+    files.focus()
+    files.move_cursor(row=files.get_row_index(path))
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+def _result_lines(screen: Any, hunk: int) -> list[str]:
+    view = screen.query_one(ThreeWayView)
+    return [
+        row.result.text for row in view.rows if row.hunk == hunk and row.result.text is not None
+    ]
+
+
+async def test_every_conflict_is_listed_with_its_type(tmp_path: Path) -> None:
+    facts = build_world(tmp_path / "world")
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        screen = await _open_workspace(pilot)
+        conflicts: tuple[ConflictFile, ...] = screen.data.conflicts.files
+        assert {(c.path, c.type) for c in conflicts} == {(c.path, c.type) for c in facts.conflicts}
+        assert screen.query_one(ConflictList).row_count == len(facts.conflicts)
+
+
+async def test_resolve_hunk_by_hunk_undo_approve_and_resume(tmp_path: Path) -> None:
+    facts = build_world(tmp_path / "world")
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        screen = await _open_workspace(pilot)
+        await _open_file(pilot, screen, FILE)
+        conflict = screen.conflict
+        assert conflict.path == FILE
+        first, second = conflict.hunks
+        await pilot.press("d")
+        assert _result_lines(screen, 0) == list(first.dev)
+        await pilot.press("n", "m")
+        assert _result_lines(screen, 1) == list(second.main)
+        await pilot.press("u")
+        assert _result_lines(screen, 1) == list(second.union)
+        await pilot.press("U")
+        assert _result_lines(screen, 1) == list(second.union_main_first)
+        await pilot.press("b")
+        assert _result_lines(screen, 1) == list(second.base)
+        await pilot.press("z")  # undo: back to main-then-dev
+        assert _result_lines(screen, 1) == list(second.union_main_first)
+        await pilot.press("y")  # redo: base again
+        assert _result_lines(screen, 1) == list(second.base)
+        await pilot.press("e")
+        await pilot.pause()
+        area = pilot.app.screen.query_one(TextArea)
+        area.text = "resolved_by_hand = True\n"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert _result_lines(screen, 1) == ["resolved_by_hand = True\n"]
+        await pilot.press("a")  # approve, and go on to the next unresolved file
+        await pilot.pause()
+        moved_to = screen.state.cursor.path
+        assert moved_to != FILE
+        await pilot.press("escape")
+    # A new app on the same repository resumes exactly there, with every decision.
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        screen = await _open_workspace(pilot)
+        assert screen.state.cursor.path == moved_to
+        decisions = screen.state.decisions(FILE)
+        assert decisions.status is FileStatus.APPROVED
+        assert [c.action for c in decisions.hunks] == [Action.DEV, Action.EDITED]
+        await _open_file(pilot, screen, FILE)
+        assert _result_lines(screen, 0) == list(first.dev)
+        assert _result_lines(screen, 1) == ["resolved_by_hand = True\n"]
+
+
+async def test_whole_file_choice_for_a_modify_delete(tmp_path: Path) -> None:
+    facts = build_world(tmp_path / "world")
+    deleted_on_one_side = next(c for c in facts.conflicts if c.type == "modify/delete")
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        screen = await _open_workspace(pilot)
+        await _open_file(pilot, screen, deleted_on_one_side.path)
+        conflict = screen.conflict
+        assert conflict.whole_file_only
+        await pilot.press("D")
+        await _settle(pilot)
+        choice = screen.state.decisions(conflict.path).whole_file
+        expected = Action.DELETED if conflict.dev_blob is None else Action.DEV
+        assert choice is not None
+        assert choice.action is expected
+        await pilot.press("z")
+        assert screen.state.decisions(conflict.path).whole_file is None
+
+
+async def test_an_accident_found_by_the_audit_is_restored_with_one_key(tmp_path: Path) -> None:
+    facts = build_world(tmp_path / "world")
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        screen = await _open_workspace(pilot)
+        # In the demo, loader.py's head took main's side of a hunk and lost a dev line.
+        await _open_file(pilot, screen, FILE)
+        conflict = screen.conflict
+        accidents = screen._accidents(conflict)
+        assert accidents
+        finding = accidents[0]
+        await pilot.press("x")  # to the hunk that lost it
+        hunk = conflict.hunks[screen.state.cursor.hunk]
+        assert hunk.dev_start <= finding.line < hunk.dev_start + len(hunk.dev)
+        before = _result_lines(screen, hunk.index)
+        await pilot.press("R")
+        after = _result_lines(screen, hunk.index)
+        lost = hunk.dev[finding.line - hunk.dev_start]
+        assert lost not in before
+        assert lost in after
+        assert finding not in screen._accidents(conflict)
+        choice = screen.state.decisions(FILE).hunk(hunk.index)
+        assert choice is not None
+        assert choice.action is Action.EDITED

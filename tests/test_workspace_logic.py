@@ -1,0 +1,150 @@
+"""The workspace's decisions on real conflicts of the demo world (no UI)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from services.config import Config
+from services.conflict_models import ConflictSet, encode_text
+from services.conflicts import read_conflicts
+from services.demo import DemoFacts, build_world
+from services.git import Git
+from services.policies import KEEP_DEV, OVERRIDE_FROM_MAIN, policy_for
+from services.state_model import Action, FileStatus, SyncKey, new_state, set_status
+from services.workspace import (
+    blob_id,
+    decide_file,
+    decide_hunk,
+    file_status,
+    hunk_holding_dev_line,
+    hunk_results,
+    restored,
+    spliced_result,
+)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoFacts, ConflictSet]:
+    facts = build_world(tmp_path_factory.mktemp("world"))
+    git = Git(facts.repo)
+    return facts, read_conflicts(git, facts.dev_base, facts.slice_tip, facts.sync_branch)
+
+
+def _state(facts: DemoFacts):
+    return new_state(SyncKey(facts.dev_base, facts.slice_tip))
+
+
+def _texts(decided):
+    return {b: tuple(d.decode().splitlines(keepends=True)) for b, d in decided.blobs.items()}
+
+
+def test_policies_match_paths_directories_and_globs() -> None:
+    config = Config(keep_dev=("uv.lock", "docker/"), override_from_main=("tests/golden/*.json",))
+    assert policy_for("uv.lock", config) == KEEP_DEV
+    assert policy_for("docker/Dockerfile.ci.dev", config) == KEEP_DEV
+    assert policy_for("tests/golden/loss.json", config) == OVERRIDE_FROM_MAIN
+    assert policy_for("lumen/uv.lock", config) is None
+
+
+def test_undecided_hunks_show_the_head_and_decisions_replace_them(world) -> None:
+    _, conflicts = world
+    conflict = next(f for f in conflicts.files if len(f.hunks) == 2)
+    state = _state(world[0])
+    assert hunk_results(conflict, state.decisions(conflict.path), {}) == [
+        h.head for h in conflict.hunks
+    ]
+    decided = decide_hunk(state, conflict, 1, Action.UNION_MAIN_FIRST)
+    texts = {
+        blob: tuple(data.decode().splitlines(keepends=True)) for blob, data in decided.blobs.items()
+    }
+    results = hunk_results(conflict, decided.state.decisions(conflict.path), texts)
+    assert results == [conflict.hunks[0].head, conflict.hunks[1].union_main_first]
+
+
+def test_a_choice_made_for_another_conflict_is_never_applied(world) -> None:
+    _, conflicts = world
+    conflict = next(f for f in conflicts.files if f.hunks)
+    decided = decide_hunk(_state(world[0]), conflict, 0, Action.DEV)
+    changed = replace(conflict.hunks[0], key="0" * 40)  # the sync was rebuilt: another hunk
+    other = replace(
+        conflict,
+        segments=tuple(changed if s is conflict.hunks[0] else s for s in conflict.segments or ()),
+    )
+    texts = {blob: ("x\n",) for blob in decided.blobs}
+    assert (
+        hunk_results(other, decided.state.decisions(conflict.path), texts)[0]
+        == conflict.hunks[0].head
+    )
+
+
+def test_keep_dev_policy_shows_dev_until_the_maintainer_decides(world) -> None:
+    _, conflicts = world
+    conflict = conflicts.file("uv.lock")
+    assert conflict is not None
+    state = _state(world[0])
+    decisions = state.decisions(conflict.path)
+    assert hunk_results(conflict, decisions, {}, KEEP_DEV) == [h.dev for h in conflict.hunks]
+    assert file_status(state, conflict, KEEP_DEV) is FileStatus.RESOLVED
+    decided = decide_hunk(state, conflict, 0, Action.MAIN)
+    decisions = decided.state.decisions(conflict.path)
+    overridden = hunk_results(conflict, decisions, _texts(decided), KEEP_DEV)
+    assert overridden[0] == conflict.hunks[0].main
+
+
+def test_whole_file_choice_and_approval_status(world) -> None:
+    _, conflicts = world
+    conflict = next(f for f in conflicts.files if f.type == "modify/delete")
+    state = _state(world[0])
+    decided = decide_file(state, conflict, Action.DELETED, None)
+    assert decided.state.decisions(conflict.path).whole_file is not None
+    assert file_status(decided.state, conflict) is FileStatus.RESOLVED
+    approved = set_status(decided.state, conflict.path, FileStatus.APPROVED)
+    assert file_status(approved, conflict) is FileStatus.APPROVED
+
+
+def test_blob_ids_are_gits(tmp_path: Path) -> None:
+    import subprocess
+
+    data = encode_text("line\r\nno final newline \udcff")
+    written = (
+        subprocess.run(
+            ["git", "hash-object", "--stdin"], input=data, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .strip()
+    )
+    assert blob_id(data) == written
+
+
+def test_splicing_keeps_the_heads_changes_outside_the_hunks(world) -> None:
+    _, conflicts = world
+    conflict = next(
+        f
+        for f in conflicts.files
+        if f.hunks and f.head_lines and all(h.head_start for h in f.hunks)
+    )
+    results = [h.head for h in conflict.hunks]
+    assert spliced_result(conflict, results) == "".join(conflict.head_lines or ())
+    results[0] = conflict.hunks[0].dev
+    spliced = spliced_result(conflict, results)
+    assert spliced is not None
+    assert "".join(conflict.hunks[0].dev) in spliced
+
+
+def test_restoring_a_lost_dev_line_into_its_hunk(world) -> None:
+    _, conflicts = world
+    conflict = next(f for f in conflicts.files if f.hunks and f.hunks[0].resolution == "main")
+    hunk = conflict.hunks[0]
+    lost = next(
+        (i for i, line in enumerate(hunk.dev) if line.strip() and line not in hunk.main), None
+    )
+    assert lost is not None
+    line = hunk.dev_start + lost
+    assert hunk_holding_dev_line(conflict, line) == hunk
+    back = restored(hunk, hunk.main, line)
+    assert back is not None
+    assert hunk.dev[lost] in back
+    assert restored(hunk, back, line) is None  # nothing left to restore

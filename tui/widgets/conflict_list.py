@@ -1,0 +1,78 @@
+"""The list of conflicted files: status, type, hunks, and badges."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
+
+from services.conflict_models import ConflictFile
+from services.state_model import FileStatus
+
+STATUS_MARKS = {
+    FileStatus.UNRESOLVED: ("●", "bold red"),
+    FileStatus.RESOLVED: ("◐", "yellow"),
+    FileStatus.APPROVED: ("✓", "bold green"),
+}
+
+
+PATH_WIDTH = 28
+
+
+class ConflictList(DataTable[Text]):
+    """One row per conflicted file; the row key is the file's raw path."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Open file", id="conflicts.open"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        for label, key, width in (
+            ("", "status", 1),
+            ("File", "path", PATH_WIDTH),
+            ("Type", "type", 13),
+            ("Hunks", "hunks", 5),
+            ("", "badges", 1),
+        ):
+            self.add_column(label, key=key, width=width)  # fmt: skip
+
+    def show(
+        self,
+        files: tuple[ConflictFile, ...],
+        statuses: dict[str, FileStatus],
+        badges: dict[str, str],
+    ) -> None:
+        """Fill the list, keeping the cursor on the same file."""
+        current = self.selected_path
+        self.clear()
+        for conflict in files:
+            mark, style = STATUS_MARKS[statuses[conflict.path]]
+            path = Text(conflict.display_path)
+            path.truncate(PATH_WIDTH, overflow="ellipsis")
+            self.add_row(
+                Text(mark, style=style),
+                path,
+                Text(conflict.type, style="dim"),
+                Text(str(len(conflict.hunks)) if conflict.hunks else "whole", justify="right"),
+                Text(badges.get(conflict.path, ""), style="bold magenta"),
+                key=conflict.path,
+            )
+        if current is not None and current in {f.path for f in files}:
+            self.move_cursor(row=self.get_row_index(current))
+
+    def update_status(self, path: str, status: FileStatus) -> None:
+        """Change one file's status mark in place."""
+        mark, style = STATUS_MARKS[status]
+        self.update_cell(path, "status", Text(mark, style=style))
+
+    @property
+    def selected_path(self) -> str | None:
+        """The raw path of the file under the cursor."""
+        if self.row_count == 0:
+            return None
+        return self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value

@@ -1,0 +1,352 @@
+"""The side-by-side 3-way view: dev | result | main, scrolled as one.
+
+One Line API widget draws all three panes, so they can never scroll apart:
+each row of the view is one aligned row of the three files (a common line,
+or one line of a hunk padded to the height of its tallest side). Only the
+visible rows are rendered, and highlighted lines are cached, so a 25,000-line
+file opens and scrolls as fast as a small one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar, overload
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Span, Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from services.conflict_models import Common, ConflictFile, Hunk
+from services.sanitize import visible
+
+GUTTER = 6  # "12345 "
+SEPARATOR = "│"
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One pane's line in a row: its text (raw) and line number, or a filler."""
+
+    text: str | None = None
+    number: int | None = None
+
+
+FILLER = Cell()
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One aligned row: the dev, result and main cells, and the hunk it belongs to."""
+
+    dev: Cell
+    result: Cell
+    main: Cell
+    base: Cell
+    hunk: int | None = None
+
+
+def display_text(line: str) -> str:
+    """A raw file line made safe and flat for the screen.
+
+    The line ending goes; invalid UTF-8 (lone surrogates from surrogateescape)
+    becomes U+FFFD, which a terminal can print; control characters become
+    visible; tabs become spaces so that columns stay aligned.
+    """
+    text = line.rstrip("\n").rstrip("\r")
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return visible(text).expandtabs(4)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A run of rows drawn from one segment: a common run, or a hunk padded to its tallest side."""
+
+    first_row: int
+    height: int
+    segment: Common | Hunk
+    result: tuple[str, ...]  # the hunk's current lines (a common run's own lines)
+    result_no: int  # the result's line number at the block's first row
+
+
+class Alignment(Sequence[Row]):
+    """The rows of a conflicted file, computed on demand.
+
+    Opening a 25,000-line file builds one :class:`Block` per segment, not one
+    object per row: a row is made only when it is drawn.
+    """
+
+    def __init__(self, conflict: ConflictFile, results: list[tuple[str, ...]]) -> None:
+        self.blocks: list[Block] = []
+        self.hunk_starts: list[int] = []
+        row = 0
+        result_no = 1
+        for segment in conflict.segments or ():
+            if isinstance(segment, Common):
+                lines = segment.lines
+                height = len(lines)
+            else:
+                self.hunk_starts.append(row)
+                lines = results[segment.index]
+                height = max(len(segment.dev), len(lines), len(segment.main), len(segment.base), 1)
+            self.blocks.append(Block(row, height, segment, lines, result_no))
+            row += height
+            result_no += len(lines)
+        self._firsts = [block.first_row for block in self.blocks]
+        self._length = row
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Row]: ...
+
+    def __getitem__(self, index: int | slice) -> Row | Sequence[Row]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        block = self.blocks[bisect.bisect_right(self._firsts, index) - 1]
+        offset = index - block.first_row
+        segment = block.segment
+        if isinstance(segment, Common):
+            line = segment.lines[offset]
+            return Row(Cell(line), Cell(line, block.result_no + offset), Cell(line), Cell(line))
+        return Row(
+            _cell(segment.dev, segment.dev_start, offset),
+            _cell(block.result, block.result_no, offset),
+            _cell(segment.main, segment.main_start, offset),
+            _cell(segment.base, segment.base_start, offset),
+            segment.index,
+        )
+
+
+def _cell(lines: tuple[str, ...], start: int, offset: int) -> Cell:
+    return Cell(lines[offset], start + offset) if offset < len(lines) else FILLER
+
+
+def _foreground(style: Style | str) -> Style:
+    """A syntax theme's style without its background, which belongs to the hunk colours."""
+    parsed = Style.parse(style) if isinstance(style, str) else style
+    return Style(color=parsed.color, bold=parsed.bold, italic=parsed.italic)
+
+
+def _counterpart(row: Row, position: int, show_base: bool) -> Cell | None:
+    """The line a pane's line is compared with: dev with main, main and result with dev."""
+    panes = ("dev", "base", "result", "main") if show_base else ("dev", "result", "main")
+    name = panes[position]
+    if name == "dev":
+        return row.main
+    if name in ("main", "result"):
+        return row.dev
+    return None
+
+
+@lru_cache(maxsize=8192)
+def changed_spans(text: str, other: str) -> tuple[tuple[int, int], ...]:
+    """The character ranges of ``text`` that ``other`` does not share (intraline changes)."""
+    if text == other:
+        return ()
+    matcher = difflib.SequenceMatcher(None, text, other, autojunk=False)
+    return tuple(
+        (i1, i2) for tag, i1, i2, _, _ in matcher.get_opcodes() if tag in ("replace", "delete")
+    )
+
+
+class ThreeWayView(ScrollView, can_focus=True):
+    """dev | result | main, aligned hunk by hunk, the current hunk marked."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "threeway--gutter",
+        "threeway--separator",
+        "threeway--filler",
+        "threeway--hunk",
+        "threeway--current",
+        "threeway--result-hunk",
+        "threeway--change",
+    }
+
+    DEFAULT_CSS = """
+    ThreeWayView {
+        background: $surface;
+        & > .threeway--gutter { color: $text-muted; }
+        & > .threeway--separator { color: $foreground 30%; }
+        & > .threeway--filler { color: $foreground 15%; }
+        & > .threeway--hunk { background: $warning 12%; }
+        & > .threeway--current { background: $warning 30%; }
+        & > .threeway--result-hunk { background: $success 15%; }
+        & > .threeway--change { background: $error 35%; text-style: bold; }
+    }
+    """
+
+    current_hunk: reactive[int] = reactive(0)
+    show_base: reactive[bool] = reactive(False)
+    text_offset: reactive[int] = reactive(0)  # columns scrolled right, in every pane at once
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right,l", "shift(8)", "Scroll right", show=False, id="view.right"),
+        Binding("left,h", "shift(-8)", "Scroll left", show=False, id="view.left"),
+    ]
+
+    class Resized(Message):
+        """The view changed size: pane titles above it must follow."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows: Sequence[Row] = []
+        self._styles: dict[str, Style] = {}
+        self.hunk_starts: list[int] = []
+        self._syntax: Syntax | None = None
+
+    def show(self, conflict: ConflictFile, results: list[tuple[str, ...]]) -> None:
+        """Display ``conflict`` with the given per-hunk results."""
+        self.rows = Alignment(conflict, results)
+        self.hunk_starts = self.rows.hunk_starts
+        name = Syntax.guess_lexer(conflict.path, "")
+        # One Syntax, holding one lexer object, per file: looking a lexer up by
+        # name (what Syntax does for a str) costs more than lexing a line.
+        lexer = None if name == "default" else Syntax("", name).lexer
+        self._syntax = (
+            None
+            if lexer is None
+            else Syntax("", lexer, theme="monokai", background_color="default")
+        )
+        self.virtual_size = Size(self.size.width, len(self.rows))
+        self._highlight.cache_clear()
+        self.refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
+
+    def watch_current_hunk(self) -> None:
+        self.refresh()
+
+    def action_shift(self, columns: int) -> None:
+        """Scroll every pane's text sideways together."""
+        self.text_offset = max(0, self.text_offset + columns)
+
+    def watch_text_offset(self) -> None:
+        self.refresh()
+
+    def watch_show_base(self) -> None:
+        self.refresh()
+        self.post_message(self.Resized())
+
+    def scroll_to_hunk(self, index: int) -> None:
+        """Make hunk ``index`` current and bring it into view, a few lines below the top."""
+        if not self.hunk_starts:
+            return
+        self.current_hunk = max(0, min(index, len(self.hunk_starts) - 1))
+        target = max(0, self.hunk_starts[self.current_hunk] - 3)
+        # After show() the new virtual size reaches the scrollbars only with the
+        # next layout: scroll then, or the target is clamped to the old height.
+        self.call_after_refresh(self.scroll_to, y=target, animate=False)
+
+    @lru_cache(maxsize=4096)  # noqa: B019 (one view per screen; cleared on every show)
+    def _highlight(self, text: str) -> Text:
+        if self._syntax is None:
+            return Text(text)
+        highlighted = self._syntax.highlight(text)
+        highlighted.rstrip()
+        highlighted.spans = [
+            Span(span.start, span.end, _foreground(span.style)) for span in highlighted.spans
+        ]
+        highlighted.style = ""
+        return highlighted
+
+    @property
+    def pane_count(self) -> int:
+        return 4 if self.show_base else 3
+
+    def notify_style_update(self) -> None:
+        # Resolving a component style walks the CSS: done once per theme or CSS
+        # change, not once per cell (DataTable caches the same way).
+        self._styles.clear()
+        super().notify_style_update()
+
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self.rich_style if name == "base" else self.get_component_rich_style(name)
+            self._styles[name] = style
+        return style
+
+    def pane_width(self) -> int:
+        """How many cells each pane gets."""
+        count = self.pane_count
+        return max(8, (self.size.width - (count - 1)) // count)
+
+    def titles(self) -> str:
+        """The panes' names centred over them, for a title line above the view."""
+        width = self.pane_width()
+        names = ["dev (parent 1)", "result", "main (slice tip)"]
+        if self.show_base:
+            names.insert(1, "base")
+        return SEPARATOR.join(name.center(width)[:width] for name in names)
+
+    def render_line(self, y: int) -> Strip:
+        index = y + self.scroll_offset.y
+        width = self.size.width
+        if index >= len(self.rows) or width <= 0:
+            return Strip.blank(width, self._style("base"))
+        row = self.rows[index]
+        pane = self.pane_width()
+        separator = self._style("threeway--separator")
+        segments: list[Segment] = []
+        cells = (
+            (row.dev, row.base, row.result, row.main)
+            if self.show_base
+            else (row.dev, row.result, row.main)
+        )
+        result_position = 2 if self.show_base else 1
+        for position, cell in enumerate(cells):
+            if position:
+                segments.append(Segment(SEPARATOR, separator))
+            other = _counterpart(row, position, self.show_base)
+            segments.extend(self._cell(cell, row, position == result_position, pane, other))
+        return Strip(segments).crop_extend(0, width, self._style("base"))
+
+    def _cell(
+        self, cell: Cell, row: Row, is_result: bool, width: int, other: Cell | None
+    ) -> list[Segment]:
+        base = self._style("base")
+        if row.hunk is not None:
+            name = "threeway--current" if row.hunk == self.current_hunk else "threeway--hunk"
+            if is_result and row.hunk != self.current_hunk:
+                name = "threeway--result-hunk"
+            base = base + self._style(name)
+        if cell.text is None:
+            filler = self._style("threeway--filler")
+            return [Segment(("╱" * width), base + filler)]
+        gutter_style = base + self._style("threeway--gutter")
+        number = f"{cell.number:>{GUTTER - 1}} " if cell.number is not None else " " * GUTTER
+        shown = display_text(cell.text)
+        text = self._highlight(shown).copy()
+        if other is not None and other.text is not None and row.hunk is not None:
+            # Within a hunk, what differs from the other side's line stands out.
+            change = self._style("threeway--change")
+            for start, end in changed_spans(shown, display_text(other.text)):
+                text.stylize(change, start, end)
+        if self.text_offset:
+            text = text[self.text_offset :]
+        text.truncate(width - GUTTER, pad=True)
+        body = [
+            Segment(segment.text, base + segment.style if segment.style else base)
+            for segment in text.render(self.app.console)
+            if segment.text != "\n"
+        ]
+        return [Segment(number, gutter_style), *Strip(body).crop_extend(0, width - GUTTER, base)]
