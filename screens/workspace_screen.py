@@ -47,15 +47,21 @@ from services.state_model import (
     set_status,
     undo,
 )
+from services.storage import lines_to_bytes, read_lines
 from services.sync import SyncSession
 from services.workspace import (
     Decided,
+    Layout,
+    action_lines,
     decide_file,
     decide_hunk,
+    decide_in_edited,
+    edited_lines,
     file_status,
     first_unresolved,
     hunk_holding_dev_line,
-    hunk_results,
+    layout,
+    restore_in_file,
     restored,
     whole_file_action,
 )
@@ -118,6 +124,7 @@ class WorkspaceScreen(Screen[None]):
         self.texts: dict[str, tuple[str, ...]] = {}
         self.policies: dict[str, str | None] = {}
         self._attributions: dict[str, FileAttribution] = {}
+        self._dev_files: dict[str, tuple[str, ...]] = {}  # dev base's file, read for restores
         self.persister = Persister(session.git, self._save_failed)
 
     def compose(self) -> ComposeResult:
@@ -209,7 +216,9 @@ class WorkspaceScreen(Screen[None]):
         assert self.data is not None
         policy = self.policies.get(conflict.path)
         mark = {KEEP_DEV: "K", OVERRIDE_FROM_MAIN: "M"}.get(policy or "", "")
-        if any(self.data.suggestions.get(h.key) for h in conflict.hunks):
+        if conflict.file_key in self.data.file_suggestions or any(
+            self.data.suggestions.get(h.key) for h in conflict.hunks
+        ):
             mark += "↺"
         return mark
 
@@ -236,13 +245,12 @@ class WorkspaceScreen(Screen[None]):
         if conflict is None or state is None:
             return
         view = self.query_one(ThreeWayView)
-        decisions = state.decisions(conflict.path)
         if conflict.whole_file_only:
             view.display = False
         else:
             view.display = True
-            policy = self.policies.get(conflict.path)
-            view.show(conflict, hunk_results(conflict, decisions, self.texts, policy))
+            current = self._layout(conflict)
+            view.show(conflict, current.results, current.gaps)
             view.current_hunk = state.cursor.hunk
         self.query_one("#ws-hunk-info", Static).update(self._info(conflict))
 
@@ -264,6 +272,10 @@ class WorkspaceScreen(Screen[None]):
             parts.append(f" · you: whole file {ACTION_LABELS[decisions.whole_file.action]}")
         elif whole_file_action(decisions, policy) is not None:
             parts.append((f" · policy {policy}: whole file (any decision overrides)", "$accent"))
+        learned = self.data.file_suggestions.get(conflict.file_key)
+        if conflict.whole_file_only and learned is not None:
+            parts.append(("\n↺ ", "bold $accent"))
+            parts.append(f"suggested: {learned.describe()} (press s to take it)")
         if conflict.whole_file_only:
             parts.append("\nWhole-file choice only (")
             parts.append("binary" if conflict.binary else "no hunks to show")
@@ -353,12 +365,15 @@ class WorkspaceScreen(Screen[None]):
         if conflict.whole_file_only:
             self.notify("This file can only be resolved whole: D or M.", severity="warning")
             return
-        self._apply(decide_hunk(state, conflict, state.cursor.hunk, Action(action)))
+        self._decide_hunk(conflict, state.cursor.hunk, Action(action))
 
     def action_suggestion(self) -> None:
         """Take the carried-over resolution suggested for this hunk (never applied silently)."""
         conflict, state, data = self.conflict, self.state, self.data
-        if conflict is None or state is None or data is None or conflict.whole_file_only:
+        if conflict is None or state is None or data is None:
+            return
+        if conflict.whole_file_only:
+            self._take_file_suggestion(conflict, state, data)
             return
         hunk = conflict.hunks[state.cursor.hunk]
         found = [s for s in data.suggestions.get(hunk.key, []) if s.blob in self.texts]
@@ -369,9 +384,20 @@ class WorkspaceScreen(Screen[None]):
         assert best.blob is not None
         lines = self.texts[best.blob]
         action = best.action or Action.EDITED
-        self._apply(
-            decide_hunk(state, conflict, hunk.index, action, lines, carried_from=best.describe())
-        )
+        self._decide_hunk(conflict, hunk.index, action, lines, carried_from=best.describe())
+
+    def _take_file_suggestion(
+        self, conflict: ConflictFile, state: SyncState, data: WorkspaceData
+    ) -> None:
+        found = data.file_suggestions.get(conflict.file_key)
+        if found is None or (found.blob is not None and found.blob not in self.texts):
+            self.notify("No resolution learned for this file.")
+            return
+        content = None if found.blob is None else lines_to_bytes(self.texts[found.blob])
+        action = Action.DELETED if content is None else (found.action or Action.EDITED)
+        decided = decide_file(state, conflict, action, content)
+        self._apply(decided)
+        self.notify(f"Taken: {found.describe()}", markup=False)
 
     def action_whole(self, side: str) -> None:
         """Resolve the whole file as dev's or main's version (deleted if that side has none)."""
@@ -401,7 +427,7 @@ class WorkspaceScreen(Screen[None]):
 
         def done(lines: tuple[str, ...] | None) -> None:
             if lines is not None and self.state is not None:
-                self._apply(decide_hunk(self.state, conflict, index, Action.EDITED, lines))
+                self._decide_hunk(conflict, index, Action.EDITED, lines)
 
         self.app.push_screen(EditHunkScreen(title, current, language), done)
 
@@ -437,12 +463,37 @@ class WorkspaceScreen(Screen[None]):
             scratch.unlink(missing_ok=True)
         lines = tuple(split_lines(text))
         if lines != current:
-            self._apply(decide_hunk(state, conflict, index, Action.EDITED, lines))
+            self._decide_hunk(conflict, index, Action.EDITED, lines)
 
-    def _results(self, conflict: ConflictFile) -> list[tuple[str, ...]]:
+    def _layout(self, conflict: ConflictFile) -> Layout:
         assert self.state is not None
         decisions = self.state.decisions(conflict.path)
-        return hunk_results(conflict, decisions, self.texts, self.policies.get(conflict.path))
+        return layout(conflict, decisions, self.texts, self.policies.get(conflict.path))
+
+    def _results(self, conflict: ConflictFile) -> list[tuple[str, ...]]:
+        return self._layout(conflict).results
+
+    def _decide_hunk(
+        self,
+        conflict: ConflictFile,
+        index: int,
+        action: Action,
+        lines: tuple[str, ...] | None = None,
+        carried_from: str | None = None,
+    ) -> None:
+        """Decide one hunk; in a file already edited whole, keep that edit around the hunk."""
+        assert self.state is not None
+        edited = edited_lines(self.state.decisions(conflict.path), self.texts)
+        if edited is None:
+            decided = decide_hunk(self.state, conflict, index, action, lines, carried_from)
+        else:
+            chosen = lines if lines is not None else action_lines(conflict.hunks[index], action)
+            found = decide_in_edited(self.state, conflict, edited, index, chosen, self.texts)
+            if found is None:
+                self.notify("This hunk cannot be found in the edited file.", severity="warning")
+                return
+            decided = found
+        self._apply(decided)
 
     def action_undo(self) -> None:
         """Undo the last decision in this file."""
@@ -482,11 +533,12 @@ class WorkspaceScreen(Screen[None]):
             if finding.classification is not Classification.ACCIDENT:
                 continue
             index = self._hunk_of(conflict, finding.line)
-            back = (
-                restored(conflict.hunks[index], results[index], finding.line)
-                if index is not None and results is not None
-                else ()
-            )
+            back: tuple[str, ...] | None = ()
+            if index is not None and results is not None:
+                back = restored(conflict.hunks[index], results[index], finding.line)
+            elif conflict.path in self._dev_files:
+                whole = self._layout(conflict).lines
+                back = restore_in_file(self._dev_files[conflict.path], whole, finding.line)
             if back is not None:  # None: the result holds the line again
                 still.append(finding)
         return tuple(still)
@@ -522,10 +574,15 @@ class WorkspaceScreen(Screen[None]):
         for finding in self._accidents(conflict):
             if self._hunk_of(conflict, finding.line) == index and lines is not None:
                 lines = restored(hunk, lines, finding.line) or lines
-        if lines is None or lines == current:
+        if lines is not None and lines != current:
+            self._decide_hunk(conflict, index, Action.EDITED, lines)
+            return
+        outside = [f for f in self._accidents(conflict) if self._hunk_of(conflict, f.line) is None]
+        if not outside:
             self.notify("Nothing to restore in this hunk.")
             return
-        self._apply(decide_hunk(state, conflict, index, Action.EDITED, lines))
+        # Outside the hunks: the whole file becomes an edit, with dev's lines back.
+        self._restore_outside(conflict, state, outside, self._layout(conflict).lines)
 
     def action_attribution(self) -> None:
         """Show the commits behind the current hunk, both sides (blamed in a worker)."""
@@ -558,6 +615,27 @@ class WorkspaceScreen(Screen[None]):
             return
         title = f"{conflict.display_path} · hunk {index + 1}/{len(conflict.hunks)}"
         self.app.push_screen(AttributionScreen(title, found.hunks[index], found.problems))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="restore")
+    def _restore_outside(
+        self,
+        conflict: ConflictFile,
+        state: SyncState,
+        findings: list[Finding],
+        result: tuple[str, ...],
+    ) -> None:
+        dev_blob = conflict.dev_blob
+        if dev_blob is None:
+            return
+        dev_file = read_lines(self.session.git, dev_blob)
+        lines: tuple[str, ...] = result
+        for finding in findings:
+            lines = restore_in_file(dev_file, lines, finding.line) or lines
+        if lines == result:
+            return
+        self._dev_files[conflict.path] = tuple(dev_file)
+        decided = decide_file(state, conflict, Action.EDITED, lines_to_bytes(lines))
+        self.app.call_from_thread(self._apply, decided)
 
     def action_toggle_base(self) -> None:
         """Show or hide the merge base's lines beside dev's."""

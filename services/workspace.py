@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from services.audit import plan_restore
 from services.conflict_models import ConflictFile, ConflictSet, Hunk, rebuild
+from services.placement import place_hunks
 from services.policies import KEEP_DEV, OVERRIDE_FROM_MAIN
 from services.state_model import (
     Action,
@@ -77,6 +78,9 @@ def hunk_results(
     A choice recorded for a hunk with another key belongs to an earlier conflict at that
     position (the sync was rebuilt): it is ignored, never applied to a different hunk.
     """
+    edited = edited_lines(decisions, texts)
+    if edited is not None:
+        return regions_of_edit(conflict, edited)
     whole = whole_file_action(decisions, policy)
     if whole is Action.DEV:
         return [hunk.dev for hunk in conflict.hunks]
@@ -211,3 +215,136 @@ def restored(hunk: Hunk, current: Sequence[str], line: int) -> tuple[str, ...] |
         return None
     at = plan.insert_after
     return (*current[:at], *plan.lines, *current[at:])
+
+
+def commons(conflict: ConflictFile) -> list[tuple[str, ...]]:
+    """The common runs around the hunks: always one more than there are hunks."""
+    runs: list[tuple[str, ...]] = [()]
+    for segment in conflict.segments or ():
+        if isinstance(segment, Hunk):
+            runs.append(())
+        else:
+            runs[-1] = runs[-1] + segment.lines
+    return runs
+
+
+def locate(conflict: ConflictFile, lines: Sequence[str]) -> list[tuple[int, int] | None]:
+    """Where each hunk sits in ``lines`` (0-based, half-open), None where it cannot be told.
+
+    The same placement the head's reading uses (services.placement), so an
+    edited file is read the way the recorded resolution was.
+    """
+    candidates = [
+        [h.dev, h.main, h.base, h.union, h.union_main_first, h.conflict, h.head or ()]
+        for h in conflict.hunks
+    ]
+    placements = place_hunks(
+        commons(conflict), list(lines), candidates, key=lambda line: line.rstrip("\r\n")
+    )
+    return [(p.start, p.end) if p.located else None for p in placements]
+
+
+def edited_lines(
+    decisions: Decisions, texts: Mapping[str, Sequence[str]]
+) -> tuple[str, ...] | None:
+    """The whole file as edited by hand (audit restores outside hunks, say), if it was."""
+    whole = decisions.whole_file
+    if whole is None or whole.action is not Action.EDITED or whole.blob is None:
+        return None
+    found = texts.get(whole.blob)
+    return None if found is None else tuple(found)
+
+
+def regions_of_edit(conflict: ConflictFile, edited: Sequence[str]) -> list[tuple[str, ...]]:
+    """Each hunk's lines as they stand in a file edited whole (the markers where not found)."""
+    results = []
+    for hunk, where in zip(conflict.hunks, locate(conflict, edited), strict=True):
+        results.append(tuple(edited[where[0] : where[1]]) if where else hunk.conflict)
+    return results
+
+
+def decide_in_edited(
+    state: SyncState,
+    conflict: ConflictFile,
+    edited: Sequence[str],
+    index: int,
+    lines: Sequence[str],
+    texts: Mapping[str, Sequence[str]],
+) -> Decided | None:
+    """A hunk decision inside a file already edited whole: the edit is kept around it.
+
+    None when the hunk cannot be found in the edited file.
+    """
+    where = locate(conflict, edited)[index]
+    if where is None:
+        return None
+    updated = [*edited[: where[0]], *lines, *edited[where[1] :]]
+    return decide_file(state, conflict, Action.EDITED, lines_to_bytes(updated))
+
+
+def restore_in_file(
+    dev_file: Sequence[str], result: Sequence[str], line: int
+) -> tuple[str, ...] | None:
+    """``result`` (a whole file) with dev's line ``line`` and its lost neighbours back."""
+    plan = plan_restore(list(dev_file), list(result), line)
+    if plan is None:
+        return None
+    at = plan.insert_after
+    return (*result[:at], *plan.lines, *result[at:])
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The current result of a file as the view draws it: hunks, and the lines between them.
+
+    ``gaps`` has one run more than there are hunks: the result's own lines
+    before, between and after the hunks (the head's, with the repair's changes,
+    not merge-tree's), so what the result pane shows is the file that would be
+    written.
+    """
+
+    results: list[tuple[str, ...]]
+    gaps: list[tuple[str, ...]]
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """The whole result file."""
+        joined: list[str] = []
+        for gap, result in zip(self.gaps, [*self.results, ()], strict=True):
+            joined.extend(gap)
+            joined.extend(result)
+        return tuple(joined)
+
+
+def layout(
+    conflict: ConflictFile,
+    decisions: Decisions,
+    texts: Mapping[str, Sequence[str]],
+    policy: str | None = None,
+) -> Layout:
+    """The file's current result, cut at its hunks."""
+    results = hunk_results(conflict, decisions, texts, policy)
+    edited = edited_lines(decisions, texts)
+    if edited is not None:
+        located = [cut for cut in locate(conflict, edited) if cut is not None]
+        if len(located) == len(conflict.hunks):
+            return Layout(results, _gaps(edited, located))
+    elif whole_file_action(decisions, policy) is None and conflict.head_lines is not None:
+        hunks = conflict.hunks
+        if all(h.head is not None and h.head_start is not None for h in hunks):
+            cuts = [
+                (h.head_start - 1, h.head_start - 1 + len(h.head or ()))
+                for h in hunks
+                if h.head_start is not None
+            ]
+            return Layout(results, _gaps(conflict.head_lines, cuts))
+    return Layout(results, commons(conflict))
+
+
+def _gaps(lines: Sequence[str], cuts: list[tuple[int, int]]) -> list[tuple[str, ...]]:
+    gaps, position = [], 0
+    for start, end in cuts:
+        gaps.append(tuple(lines[position:start]))
+        position = end
+    gaps.append(tuple(lines[position:]))
+    return gaps

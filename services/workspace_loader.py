@@ -28,6 +28,7 @@ class WorkspaceData:
     branch: str | None
     texts: dict[str, tuple[str, ...]]  # blob id -> lines: every decision and suggestion blob
     suggestions: dict[str, list[Suggestion]]  # hunk key -> learned resolutions, newest first
+    file_suggestions: dict[str, Suggestion]  # file key -> the newest whole-file resolution
     audit: Audit | None  # None when the sync is not built yet (no result to audit)
     store: ResolutionStore  # where approvals are learned
 
@@ -60,11 +61,19 @@ def load_workspace(
     loaded = load_state(git, SyncKey(dev_base, slice_tip), branch=branch, head=head)
     store = ResolutionStore.open(git)
     suggestions = store.suggest_hunks(h.key for f in conflicts.files for h in f.hunks)
+    file_suggestions = {
+        f.file_key: found
+        for f in conflicts.files
+        if (found := store.suggest_file(f.file_key)) is not None
+    }
     blobs = set(loaded.state.blobs())
+    blobs |= {s.blob for s in file_suggestions.values() if s.blob is not None}
     blobs |= {s.blob for found in suggestions.values() for s in found if s.blob is not None}
     texts = {oid: tuple(bytes_to_lines(data)) for oid, data in read_blobs(git, blobs).items()}
     audit = None
     if head is not None:
         step("Auditing dev's lines in the result")
         audit = audit_sync(git, dev_base, slice_tip, head, cancelled)
-    return WorkspaceData(conflicts, loaded, branch, texts, suggestions, audit, store)
+    return WorkspaceData(
+        conflicts, loaded, branch, texts, suggestions, file_suggestions, audit, store
+    )

@@ -7,8 +7,11 @@ from typing import Any
 
 from textual.widgets import TextArea
 
+from services.carryover import ResolutionStore
 from services.conflict_models import ConflictFile
 from services.demo import DemoFacts, build_world
+from services.git import Git
+from services.learn import learn_branch
 from services.state_model import Action, FileStatus
 from services.sync import SyncOptions, open_sync
 from tui.app import SyncDeskApp
@@ -149,3 +152,65 @@ async def test_an_accident_found_by_the_audit_is_restored_with_one_key(tmp_path:
         choice = screen.state.decisions(FILE).hunk(hunk.index)
         assert choice is not None
         assert choice.action is Action.EDITED
+
+
+async def test_an_accident_outside_the_hunks_is_restored_as_a_whole_file_edit(
+    tmp_path: Path,
+) -> None:
+    facts = build_world(tmp_path / "world")
+    path = "lumen/models/attention.py"  # the head took main's file and lost dev's log line
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        screen = await _open_workspace(pilot)
+        await _open_file(pilot, screen, path)
+        conflict = screen.conflict
+        outside = [
+            f for f in screen._accidents(conflict) if screen._hunk_of(conflict, f.line) is None
+        ]
+        assert any("logger.debug" in f.text for f in outside)
+        view = screen.query_one(ThreeWayView)
+        shown_before = [row.result.text for row in view.rows if row.result.text is not None]
+        assert not any("logger.debug" in line for line in shown_before)
+        await pilot.press("R")  # first the accident inside the current hunk
+        await _settle(pilot)
+        assert screen.state.decisions(path).whole_file is None
+        await pilot.press("R")  # then the one outside every hunk
+        await _settle(pilot)
+        decisions = screen.state.decisions(path)
+        assert decisions.whole_file is not None
+        assert decisions.whole_file.action is Action.EDITED
+        shown = [row.result.text for row in view.rows if row.result.text is not None]
+        assert any("logger.debug" in line for line in shown)
+        assert not any("logger.debug" in f.text for f in screen._accidents(conflict))
+        # A hunk decided afterwards keeps the restored line around it.
+        await pilot.press("d")
+        shown = [row.result.text for row in view.rows if row.result.text is not None]
+        assert any("logger.debug" in line for line in shown)
+        assert _result_lines(screen, 0) == list(conflict.hunks[0].dev)
+
+
+async def test_the_next_sync_is_offered_what_the_last_one_learned(tmp_path: Path) -> None:
+    facts = build_world(tmp_path / "world")
+    git = Git(facts.repo)
+    learn_branch(
+        git, facts.sync_branch, facts.dev_branch, facts.main_branch, ResolutionStore.open(git)
+    )
+    # The next sync, not built yet: dev's new tip merged in memory with the slice tip.
+    session = open_sync(
+        SyncOptions(repo=facts.repo, head=facts.dev_branch), user_config=Path("/nonexistent")
+    )
+    async with SyncDeskApp(session).run_test(size=SIZE) as pilot:
+        screen = await _open_workspace(pilot)
+        assert screen.data.conflicts.head is None
+        await _open_file(pilot, screen, FILE)
+        conflict = screen.conflict
+        hunk = conflict.hunks[0]
+        assert screen.data.suggestions.get(hunk.key)
+        badge = screen.query_one(ConflictList).get_cell(FILE, "badges")
+        assert "↺" in badge.plain
+        await pilot.press("s")
+        choice = screen.state.decisions(FILE).hunk(0)
+        assert choice is not None
+        assert choice.carried_from is not None
+        assert facts.sync_branch in choice.carried_from
+        learned = screen.data.suggestions[hunk.key][0]
+        assert _result_lines(screen, 0) == list(screen.texts[learned.blob])

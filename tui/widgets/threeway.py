@@ -30,6 +30,7 @@ from textual.strip import Strip
 
 from services.conflict_models import Common, ConflictFile, Hunk
 from services.sanitize import visible
+from services.workspace import commons
 
 GUTTER = 6  # "12345 "
 SEPARATOR = "│"
@@ -87,22 +88,31 @@ class Alignment(Sequence[Row]):
     object per row: a row is made only when it is drawn.
     """
 
-    def __init__(self, conflict: ConflictFile, results: list[tuple[str, ...]]) -> None:
+    def __init__(
+        self,
+        conflict: ConflictFile,
+        results: list[tuple[str, ...]],
+        gaps: list[tuple[str, ...]] | None = None,
+    ) -> None:
         self.blocks: list[Block] = []
         self.hunk_starts: list[int] = []
-        row = 0
-        result_no = 1
-        for segment in conflict.segments or ():
-            if isinstance(segment, Common):
-                lines = segment.lines
-                height = len(lines)
-            else:
+        runs = commons(conflict)
+        # The result pane shows the result's own lines between hunks (``gaps``: the
+        # head's, with the repair's changes) beside the merged text of the others.
+        between = gaps if gaps is not None else runs
+        hunks = conflict.hunks
+        row, result_no = 0, 1
+        for k, (run, gap) in enumerate(zip(runs, between, strict=True)):
+            height = max(len(run), len(gap))
+            if height:
+                self.blocks.append(Block(row, height, Common(run), gap, result_no))
+                row, result_no = row + height, result_no + len(gap)
+            if k < len(hunks):
+                hunk, lines = hunks[k], results[k]
+                height = max(len(hunk.dev), len(lines), len(hunk.main), len(hunk.base), 1)
                 self.hunk_starts.append(row)
-                lines = results[segment.index]
-                height = max(len(segment.dev), len(lines), len(segment.main), len(segment.base), 1)
-            self.blocks.append(Block(row, height, segment, lines, result_no))
-            row += height
-            result_no += len(lines)
+                self.blocks.append(Block(row, height, hunk, lines, result_no))
+                row, result_no = row + height, result_no + len(lines)
         self._firsts = [block.first_row for block in self.blocks]
         self._length = row
 
@@ -124,8 +134,9 @@ class Alignment(Sequence[Row]):
         offset = index - block.first_row
         segment = block.segment
         if isinstance(segment, Common):
-            line = segment.lines[offset]
-            return Row(Cell(line), Cell(line, block.result_no + offset), Cell(line), Cell(line))
+            merged = _cell(segment.lines, 0, offset)
+            side = Cell(merged.text) if merged.text is not None else FILLER
+            return Row(side, _cell(block.result, block.result_no, offset), side, side)
         return Row(
             _cell(segment.dev, segment.dev_start, offset),
             _cell(block.result, block.result_no, offset),
@@ -212,9 +223,14 @@ class ThreeWayView(ScrollView, can_focus=True):
         self.hunk_starts: list[int] = []
         self._syntax: Syntax | None = None
 
-    def show(self, conflict: ConflictFile, results: list[tuple[str, ...]]) -> None:
-        """Display ``conflict`` with the given per-hunk results."""
-        self.rows = Alignment(conflict, results)
+    def show(
+        self,
+        conflict: ConflictFile,
+        results: list[tuple[str, ...]],
+        gaps: list[tuple[str, ...]] | None = None,
+    ) -> None:
+        """Display ``conflict`` with the given per-hunk results (and the result's lines between)."""
+        self.rows = Alignment(conflict, results, gaps)
         self.hunk_starts = self.rows.hunk_starts
         name = Syntax.guess_lexer(conflict.path, "")
         # One Syntax, holding one lexer object, per file: looking a lexer up by
