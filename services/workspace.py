@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from services.audit import plan_restore
-from services.conflict_models import ConflictFile, ConflictSet, Hunk, rebuild
+from services.conflict_models import ConflictFile, ConflictSet, Hunk
 from services.placement import place_hunks
 from services.policies import KEEP_DEV, OVERRIDE_FROM_MAIN
 from services.state_model import (
@@ -98,13 +98,6 @@ def hunk_results(
     return results
 
 
-def result_text(conflict: ConflictFile, results: Sequence[Sequence[str]]) -> str | None:
-    """The whole file from its segments with ``results`` in the hunks (None: no segments)."""
-    if conflict.segments is None:
-        return None
-    return rebuild(conflict.segments, list(results))
-
-
 @dataclass(frozen=True, slots=True)
 class Decided:
     """A new state, and the blobs it refers to that must be written before it is saved."""
@@ -173,28 +166,6 @@ def first_unresolved(
         if file_status(state, candidate) is not FileStatus.APPROVED:
             return candidate
     return None
-
-
-def spliced_result(conflict: ConflictFile, results: Sequence[Sequence[str]]) -> str | None:
-    """The whole result file: the head's file with each hunk's region replaced by ``results``.
-
-    Splicing into the head's own file keeps whatever the head changed outside the
-    hunks (an evil merge, the repair commit). When a hunk could not be located in
-    the head, the file is rebuilt from merge-tree's common lines instead.
-    """
-    hunks = conflict.hunks
-    located = all(h.head is not None and h.head_start is not None for h in hunks)
-    if conflict.head_lines is None or not located:
-        return result_text(conflict, results)
-    lines = list(conflict.head_lines)
-    # Replace from the bottom up so earlier regions keep their line numbers.
-    for hunk, chosen in sorted(
-        zip(hunks, results, strict=True), key=lambda p: -(p[0].head_start or 0)
-    ):
-        assert hunk.head is not None and hunk.head_start is not None
-        start = hunk.head_start - 1
-        lines[start : start + len(hunk.head)] = chosen
-    return "".join(lines)
 
 
 def hunk_holding_dev_line(conflict: ConflictFile, line: int) -> Hunk | None:

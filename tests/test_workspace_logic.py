@@ -21,8 +21,8 @@ from services.workspace import (
     file_status,
     hunk_holding_dev_line,
     hunk_results,
+    layout,
     restored,
-    spliced_result,
 )
 
 
@@ -119,19 +119,29 @@ def test_blob_ids_are_gits(tmp_path: Path) -> None:
     assert blob_id(data) == written
 
 
-def test_splicing_keeps_the_heads_changes_outside_the_hunks(world) -> None:
-    _, conflicts = world
+def test_the_result_is_the_heads_file_with_decided_hunks_spliced_in(world) -> None:
+    facts, conflicts = world
     conflict = next(
         f
         for f in conflicts.files
         if f.hunks and f.head_lines and all(h.head_start for h in f.hunks)
     )
-    results = [h.head for h in conflict.hunks]
-    assert spliced_result(conflict, results) == "".join(conflict.head_lines or ())
-    results[0] = conflict.hunks[0].dev
-    spliced = spliced_result(conflict, results)
-    assert spliced is not None
-    assert "".join(conflict.hunks[0].dev) in spliced
+    state = _state(facts)
+    undecided = layout(conflict, state.decisions(conflict.path), {})
+    assert undecided.lines == conflict.head_lines
+    decided = decide_hunk(state, conflict, 0, Action.DEV)
+    spliced = layout(conflict, decided.state.decisions(conflict.path), _texts(decided))
+    assert spliced.results[0] == conflict.hunks[0].dev
+    head = conflict.hunks[0]
+    assert head.head is not None
+    assert head.head_start is not None
+    start = head.head_start - 1
+    # Everything of the head's file outside the hunk is kept, byte for byte.
+    assert spliced.lines[:start] == conflict.head_lines[:start]
+    tail = len(conflict.head_lines) - (start + len(head.head))
+    assert (
+        spliced.lines[len(spliced.lines) - tail :] == conflict.head_lines[start + len(head.head) :]
+    )
 
 
 def test_restoring_a_lost_dev_line_into_its_hunk(world) -> None:
