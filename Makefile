@@ -33,9 +33,10 @@ unit: $(STAMP)
 test: lint typecheck unit
 
 # The kill -9 harnesses at full size (research/reliability.md R1: 1,000 kills each;
-# the default suite runs 60). Replay a failure with SYNCDESK_KILL_SEED=<seed>.
+# the default suite runs 60, 40 for the repair writer). Replay a failure with SYNCDESK_KILL_SEED=<seed>.
 crash: $(STAMP)
-	SYNCDESK_KILL_RUNS=1000 $(BIN)/pytest -q -n 2 -k kill_nine tests/test_atomic.py tests/test_state.py
+	SYNCDESK_KILL_RUNS=1000 $(BIN)/pytest -q -n 2 -k kill_nine tests/test_atomic.py tests/test_state.py \
+		tests/test_writer_kill.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_workspace.py

@@ -42,7 +42,10 @@ TEMP_MARK = ".syncdesk-tmp-"
 # its pid has since been reused by another live process.
 ORPHAN_AGE_SECONDS = 3600.0
 
-_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.syncdesk-tmp-(?P<pid>\d+)-(?P<token>[0-9a-f]{16})")
+# A temporary file, or the ``.lock`` git left beside one (a temporary index being written).
+_TEMP_NAME = re.compile(
+    r"\.(?P<name>.+)\.syncdesk-tmp-(?P<pid>\d+)-(?P<token>[0-9a-f]{16})(?:\.lock)?"
+)
 
 
 class StorageError(ServiceError):
@@ -211,7 +214,8 @@ def read_document(path: Path, decode: Callable[[Any], T], what: str) -> Document
 def clean_orphans(directory: Path, *, max_age: float = ORPHAN_AGE_SECONDS) -> list[Path]:
     """Remove the temporary files that killed writers left in ``directory``; return them.
 
-    Only our own temporary files are touched (:func:`temp_name`), and only those
+    Only our own temporary files are touched (:func:`temp_name`, and the ``.lock``
+    git leaves beside a temporary index), and only those
     whose writer is gone: its pid is not running, or the file is older than
     ``max_age`` seconds (the pid was reused). A live writer's file is kept.
     """

@@ -54,3 +54,21 @@ class Cancelled(ServiceError):
     """Raised between steps when the user cancelled long work."""
 
     title = "Cancelled"
+
+
+class BranchMovedError(ServiceError):
+    """A branch was not where it was read: a compare-and-swap refused to move it."""
+
+    title = "Branch moved"
+
+
+class RefLockedError(ServiceError):
+    """git could not lock a ref (a ``.lock`` file exists): another git may be running."""
+
+    title = "Branch locked"
+
+
+class NothingToDoError(ServiceError):
+    """The request would change nothing (no approved change, nothing to undo)."""
+
+    title = "Nothing to do"

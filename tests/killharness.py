@@ -1,4 +1,4 @@
-"""Start a writer (``tests/killwriter.py``), SIGKILL it at a random moment, report its last ack.
+"""Start a writer (``tests/killwriter.py``, ``tests/killrepair.py``), SIGKILL it, report its acks.
 
 The count of runs comes from ``SYNCDESK_KILL_RUNS`` (``make crash`` sets 1000);
 the random seed from ``SYNCDESK_KILL_SEED``, and every failure message names
@@ -39,7 +39,7 @@ class Killed:
     acks: int  # how many saves returned in this life
 
 
-def run_and_kill(mode: str, path: Path, delay: float) -> Killed:
+def run_and_kill(mode: str, path: Path, delay: float, module: str = "tests.killwriter") -> Killed:
     """Run the writer in ``mode`` on ``path``, kill its process group after ``delay`` seconds.
 
     The delay counts from the writer's ``ready`` line, so kills land in the
@@ -50,7 +50,7 @@ def run_and_kill(mode: str, path: Path, delay: float) -> Killed:
     are :func:`run_until_death`'s.
     """
     writer = subprocess.Popen(
-        [sys.executable, "-m", "tests.killwriter", mode, str(path)],
+        [sys.executable, "-m", module, mode, str(path)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -70,10 +70,10 @@ def run_and_kill(mode: str, path: Path, delay: float) -> Killed:
     return _killed(first, out)
 
 
-def run_until_death(mode: str, path: Path, phase: str) -> Killed:
+def run_until_death(mode: str, path: Path, phase: str, module: str = "tests.killwriter") -> Killed:
     """Run the writer armed to SIGKILL itself at ``phase`` of its third save."""
     writer = subprocess.run(
-        [sys.executable, "-m", "tests.killwriter", mode, str(path), phase],
+        [sys.executable, "-m", module, mode, str(path), phase],
         cwd=ROOT,
         capture_output=True,
         timeout=60,

@@ -1,4 +1,8 @@
-"""The ``syncdesk`` command line: the TUI, ``demo`` and ``report``.
+"""The ``syncdesk`` command line: the TUI, ``demo``, ``report``, ``learn`` and the writers.
+
+The writers (``repair``, ``undo``, ``rebuild``, ``push``) act on a local sync
+branch: ``--branch NAME``, else the checked-out branch. Each prints what it
+did and, when it moved the branch, the new head as its last line.
 
 Every failure the user can cause (not a repository, a missing ref, a bad
 config) ends in one line on stderr and a non-zero exit, never a traceback.
@@ -12,15 +16,20 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import platformdirs
 
+from services.conflict_models import shown
 from services.errors import ServiceError
 from services.report import to_json, to_markdown, to_text
 from services.sanitize import one_line
-from services.sync import SyncOptions, load_report, open_sync
+from services.sync import SyncOptions, SyncSession, load_report, open_sync
+
+if TYPE_CHECKING:
+    from services.repair_models import RepairPlan
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -82,7 +91,28 @@ def build_parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="print the sync's facts without a UI")
     _sync_options(report, inherited=True)
     report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    _writer_commands(commands)
     return parser
+
+
+def _writer_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
+    branch_help = "the sync branch (default: the checked-out branch)"
+    repair = commands.add_parser(
+        "repair", help="preview or write the approved resolutions into the repair commit"
+    )
+    mode = repair.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--preview", action="store_true", help="show what would be written")
+    mode.add_argument("--write", action="store_true", help="write it and move the branch")
+    undo = commands.add_parser("undo", help="restore the branch to syncdesk's last backup")
+    rebuild = commands.add_parser(
+        "rebuild", help="rebuild the sync on a new dev base, carrying every resolution over"
+    )
+    rebuild.add_argument("--onto", required=True, help="the dev commit to rebuild on")
+    push = commands.add_parser("push", help="push the branch with a lease (asks first)")
+    push.add_argument("--yes", action="store_true", help="do not ask (scripts)")
+    for command in (repair, undo, rebuild, push):
+        command.add_argument("--branch", default=None, help=branch_help)
+        _sync_options(command, inherited=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,6 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args)
         if args.command == "learn":
             return _learn(args)
+        if args.command in _WRITERS:
+            return _WRITERS[args.command](args)
         return _open_tui(args)
     except ServiceError as error:
         print(f"syncdesk: {error}", file=sys.stderr)
@@ -182,3 +214,154 @@ def _run_app(options: SyncOptions) -> int:
     session = open_sync(options)
     SyncDeskApp(session).run()
     return 0
+
+
+# -- the writers ----------------------------------------------------------------------------
+
+
+def _writer_session(args: argparse.Namespace) -> tuple[SyncSession, str]:
+    """The session on the branch to write, and that branch's name."""
+    from services.git import Git
+    from services.refmove import current_branch
+
+    branch = args.branch or args.head or current_branch(Git(args.repo))
+    if branch is None:
+        raise ServiceError("HEAD is detached: name the sync branch with --branch")
+    options = replace(_options(args), head=f"refs/heads/{branch.removeprefix('refs/heads/')}")
+    return open_sync(options), branch
+
+
+def _repair(args: argparse.Namespace) -> int:
+    from services.repair import plan_repair, write_repair
+    from services.resolved import approved_changes
+
+    session, branch = _writer_session(args)
+    refs = session.refs
+    plan = plan_repair(
+        session.git,
+        branch,
+        approved_changes(session),
+        dev=refs.dev,
+        main=refs.main,
+        slice_size=session.config.slice_size,
+    )
+    if args.preview:
+        _print_plan(plan)
+        print("Nothing was written: syncdesk repair --write writes it.")
+        return 0
+    result = write_repair(session.git, plan)
+    print(
+        f"Wrote repair {result.new_head[:12]} on {one_line(result.branch)} "
+        f"(was {result.old_head[:12]}; backup {result.backup_ref})"
+    )
+    _print_checks(result.anatomy_ok, result.problems, result.tree_verified, result.patch_note)
+    _print_note(result.note)
+    print(result.new_head)
+    return 0 if result.anatomy_ok and result.tree_verified else EXIT_ERROR
+
+
+def _print_plan(plan: RepairPlan) -> None:
+    what = (
+        f"replaces {len(plan.replaces)} commit(s) on top of the merge, up to {plan.old_repair[:12]}"
+        if plan.old_repair
+        else "adds the first repair commit"
+    )
+    print(f"Repair of {one_line(plan.branch)} at {plan.old_head[:12]}: {what}")
+    print(f"{len(plan.changes)} file(s) change; signed: {'yes' if plan.sign else 'no'}")
+    print("\n--- commit message ---")
+    print(shown(plan.message).rstrip("\n"))
+    print("\n--- the new repair, against the merge ---")
+    print(plan.diff_stat.rstrip("\n"))
+    print("\n--- what changes against the previous repair ---")
+    print(plan.diff_vs_old_repair.rstrip("\n"))
+
+
+def _print_checks(anatomy_ok: bool, problems: Sequence[str], tree_ok: bool, patch: str) -> None:
+    print("Anatomy: " + ("ok" if anatomy_ok else "; ".join(problems) or "not ok"))
+    print("Tree: " + ("verified" if tree_ok else "DIFFERS from the tree that was planned"))
+    print(f"Patch: {patch}")
+
+
+def _print_note(note: str) -> None:
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+
+
+def _undo(args: argparse.Namespace) -> int:
+    from services.git import Git
+    from services.refmove import current_branch, undo_last
+
+    git = Git(args.repo)
+    branch = args.branch or args.head or current_branch(git)
+    if branch is None:
+        raise ServiceError("HEAD is detached: name the branch with --branch")
+    result = undo_last(git, branch)
+    print(
+        f"Restored {one_line(result.branch)} to {result.new_head[:12]} "
+        f"(was {result.old_head[:12]}, kept in {result.backup_ref}; undo again to go back)"
+    )
+    print(result.new_head)
+    return 0
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    from services.carryover import ResolutionStore
+    from services.rebuild import rebuild_onto
+
+    session, branch = _writer_session(args)
+    refs = session.refs
+    store = ResolutionStore.open(session.git)
+    result = rebuild_onto(
+        session.git,
+        branch,
+        args.onto,
+        dev=refs.dev,
+        main=refs.main,
+        slice_size=session.config.slice_size,
+        store=store,
+    )
+    print(
+        f"Rebuilt {one_line(result.branch)} on {result.onto[:12]}: merge {result.new_merge[:12]}"
+        f", head {result.new_head[:12]} (was {result.old_head[:12]}; backup {result.backup_ref})"
+    )
+    print(f"Carried: {len(result.carried_files)} file(s) whole, {result.carried_hunks} hunk(s)"
+          f" of changed files, {len(result.evil_carried)} non-conflict change(s)")  # fmt: skip
+    for label, paths in (
+        ("Left to decide", result.left),
+        ("Not carried (see the backup)", result.not_carried),
+        ("Repair patch no longer applies to", result.repair_conflicts),
+    ):
+        if paths:
+            print(f"{label}: " + ", ".join(shown(path) for path in paths))
+    _print_checks(result.anatomy_ok, result.problems, result.tree_verified, result.patch_note)
+    _print_note(result.note)
+    for note in store.notes:
+        _print_note(note)
+    print(result.new_head)
+    return 0 if result.anatomy_ok and result.tree_verified else EXIT_ERROR
+
+
+def _push(args: argparse.Namespace) -> int:
+    from services.push import lease_for, push_with_lease
+
+    session, branch = _writer_session(args)
+    remote = session.config.remote
+    expected = lease_for(session.git, remote, branch)
+    was = expected[:12] if expected else "nothing (a new branch)"
+    question = (
+        f"Push {one_line(branch)} ({session.refs.head[:12]}) to {one_line(remote)}, "
+        f"replacing {was}?"
+    )
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise ServiceError("push asks for confirmation: run it in a terminal, or pass --yes")
+        answer = input(f"{question} [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            print("Nothing was pushed.")
+            return EXIT_ERROR
+    result = push_with_lease(session.git, remote, branch, expected)
+    print(result.message, file=sys.stdout if result.ok else sys.stderr)
+    return 0 if result.ok else EXIT_ERROR
+
+
+_WRITERS = {"repair": _repair, "undo": _undo, "rebuild": _rebuild, "push": _push}

@@ -1,0 +1,144 @@
+"""``syncdesk repair|undo|rebuild|push``: the writers for scripts, one line per failure."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from services.git import Git
+from services.state import save_state
+from services.state_model import Action, FileChoice, FileStatus, SyncKey, choose_file, new_state
+from tests.syncrepo import SyncRepo, build_sync_repo
+from tests.writing import branch_at, raw_git, refs
+from tui.cli import main
+
+CORE = "pkg/core.py"
+
+
+def approve_mains_core(sync: SyncRepo) -> bytes:
+    """Approve main's whole pkg/core.py in the workspace state; return its content."""
+    git = Git(sync.path)
+    main_blob = raw_git(sync.path, "rev-parse", f"{sync.parent2}:{CORE}").decode().strip()
+    state = new_state(SyncKey(sync.dev_base, sync.parent2), branch="sync", head=sync.head)
+    choice = FileChoice(Action.MAIN, main_blob)
+    save_state(git, choose_file(state, CORE, choice, status=FileStatus.APPROVED))
+    return raw_git(sync.path, "cat-file", "blob", main_blob)
+
+
+def run(capsys, *args: str) -> tuple[int, list[str], list[str]]:
+    code = main(["--slice-size", "5", *args])
+    out, err = capsys.readouterr()
+    return code, out.splitlines(), err.splitlines()
+
+
+def test_repair_previews_then_writes_the_approved_files(tmp_path, capsys):
+    sync = build_sync_repo(tmp_path / "r")
+    content = approve_mains_core(sync)
+    repo = str(sync.path)
+    before = refs(sync.path)
+    code, out, _ = run(capsys, "--repo", repo, "repair", "--preview")
+    assert code == 0 and refs(sync.path) == before
+    what = f"replaces 1 commit(s) on top of the merge, up to {sync.head[:12]}"
+    assert out[0] == f"Repair of sync at {sync.head[:12]}: {what}"
+    assert f"- {CORE} (updated)" in out
+    assert '+    return "main"' in out
+    assert out[-1] == "Nothing was written: syncdesk repair --write writes it."
+
+    code, out, err = run(capsys, "--repo", repo, "repair", "--write", "--branch", "sync")
+    head = branch_at(sync.path)
+    assert code == 0 and out[-1] == head
+    assert out[0].startswith(f"Wrote repair {head[:12]} on sync (was {sync.head[:12]}; backup ")
+    assert "Anatomy: ok" in out and "Tree: verified" in out
+    assert raw_git(sync.path, "show", f"{head}:{CORE}") == content
+    assert err and err[0].startswith("note: sync is checked out in")
+
+    code, out, err = run(capsys, "--repo", repo, "repair", "--write")
+    assert (code, out) == (1, [])
+    assert err == ["syncdesk: nothing to write: the repair of sync already holds every change"]
+
+
+def test_undo_then_undo_again(tmp_path, capsys):
+    sync = build_sync_repo(tmp_path / "r")
+    approve_mains_core(sync)
+    run(capsys, "--repo", str(sync.path), "repair", "--write")
+    written = branch_at(sync.path)
+    code, out, _ = run(capsys, "--repo", str(sync.path), "undo")
+    assert (code, out[-1], branch_at(sync.path)) == (0, sync.head, sync.head)
+    code, out, _ = run(capsys, "--repo", str(sync.path), "undo", "--branch", "sync")
+    assert (code, out[-1]) == (0, written)
+
+
+def test_rebuild_prints_the_new_head_last(tmp_path, capsys):
+    sync = build_sync_repo(tmp_path / "r", dev_moves="conflict")
+    sync.repo.checkout("main")
+    code, out, _ = run(
+        capsys, "--repo", str(sync.path), "rebuild", "--onto", "dev", "--branch", "sync"
+    )
+    assert code == 0 and out[-1] == branch_at(sync.path) != sync.head
+    assert "Carried: 1 file(s) whole, 0 hunk(s) of changed files, 1 non-conflict change(s)" in out
+    assert "Left to decide: pkg/core.py" in out
+    assert "Patch: patch identical to the previous repair" in out
+
+
+def test_push_asks_first_and_pushes_with_yes(tmp_path, capsys):
+    sync = build_sync_repo(tmp_path / "r")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    sync.git("remote", "add", "origin", str(remote))
+    code, out, err = run(capsys, "--repo", str(sync.path), "push")
+    assert (code, out) == (1, [])
+    assert err == ["syncdesk: push asks for confirmation: run it in a terminal, or pass --yes"]
+    assert raw_git(remote, "for-each-ref") == b""
+    code, out, _ = run(capsys, "--repo", str(sync.path), "push", "--yes")
+    assert code == 0 and out[0].startswith("pushed origin/sync: ")
+    assert raw_git(remote, "rev-parse", "refs/heads/sync").decode().strip() == sync.head
+
+
+def test_a_tty_answer_other_than_yes_pushes_nothing(tmp_path, capsys, monkeypatch):
+    sync = build_sync_repo(tmp_path / "r")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    sync.git("remote", "add", "origin", str(remote))
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt: "n")
+    code, out, _ = run(capsys, "--repo", str(sync.path), "push")
+    assert (code, out) == (1, ["Nothing was pushed."])
+    assert raw_git(remote, "for-each-ref") == b""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["undo"], "syncdesk: HEAD is detached: name the branch with --branch"),
+        (["repair", "--preview"], "syncdesk: HEAD is detached: name the sync branch with --branch"),
+        (["undo", "--branch", "sync"], "syncdesk: nothing to undo: syncdesk has no backup of sync"),
+        (["rebuild", "--onto", "nowhere", "--branch", "sync"],
+         "syncdesk: no commit named 'nowhere' to rebuild onto"),
+        (["repair", "--write", "--branch", "no-such"],
+         "syncdesk: no branch or commit named 'refs/heads/no-such' in this repository"),
+    ],
+)  # fmt: skip
+def test_failures_are_one_line(tmp_path, capsys, args, message):
+    sync = build_sync_repo(tmp_path / "r")
+    sync.repo.git("checkout", "-q", "--detach")
+    code, out, err = run(capsys, "--repo", str(sync.path), *args)
+    assert (code, out, err) == (1, [], [message])
+
+
+def test_repair_needs_a_mode(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--repo", str(Path(tmp_path)), "repair"])
+    assert exited.value.code == 2
+    assert "one of the arguments --preview --write is required" in capsys.readouterr().err
+
+
+def test_a_write_that_leaves_the_anatomy_broken_exits_non_zero(tmp_path, capsys):
+    sync = build_sync_repo(tmp_path / "r")
+    approve_mains_core(sync)
+    code = main(["--repo", str(sync.path), "repair", "--write"])  # slice size 100, not 5
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1 and out[-1] == branch_at(sync.path) != sync.head
+    anatomy = next(line for line in out if line.startswith("Anatomy: "))
+    assert "the slice of 100 ends at" in anatomy
