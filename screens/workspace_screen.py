@@ -37,6 +37,7 @@ from services.conflict_models import (
 from services.learn import remember_approval
 from services.persister import Persister
 from services.policies import KEEP_DEV, OVERRIDE_FROM_MAIN, policy_for
+from services.sanitize import visible
 from services.state_model import (
     Action,
     Cursor,
@@ -47,7 +48,7 @@ from services.state_model import (
     set_status,
     undo,
 )
-from services.storage import lines_to_bytes, read_lines
+from services.storage import lines_to_bytes, read_blobs, read_lines
 from services.sync import SyncSession
 from services.workspace import (
     Decided,
@@ -79,6 +80,11 @@ ACTION_LABELS = {
     Action.EDITED: "edited by hand",
     Action.DELETED: "deleted",
 }
+
+
+def _has_surrogate(text: str) -> bool:
+    """Whether ``text`` holds bytes that were not UTF-8 (surrogateescape)."""
+    return any("\udc80" <= char <= "\udcff" for char in text)
 
 
 class SaveFailed(Message):
@@ -163,6 +169,8 @@ class WorkspaceScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "load-workspace":
+            if event.state == WorkerState.ERROR and event.worker.error is not None:
+                self.notify(error_line(event.worker.error), severity="error", markup=False)
             return
         if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, WorkspaceData):
             self._loaded(event.worker.result)
@@ -404,16 +412,21 @@ class WorkspaceScreen(Screen[None]):
         conflict, state = self.conflict, self.state
         if conflict is None or state is None:
             return
-        self._take_whole(conflict, state, Action(side))
+        self._take_whole(conflict, Action(side))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="whole-file")
-    def _take_whole(self, conflict: ConflictFile, state: SyncState, action: Action) -> None:
-        from services.storage import read_blobs
-
+    @work(thread=True, exit_on_error=False, group="whole-file")
+    def _take_whole(self, conflict: ConflictFile, action: Action) -> None:
+        # The worker only reads; the decision is made on the UI thread against the
+        # state as it is then, so nothing decided meanwhile is overwritten.
         blob = conflict.dev_blob if action is Action.DEV else conflict.main_blob
         data = None if blob is None else read_blobs(self.session.git, [blob]).get(blob)
+        self.app.call_from_thread(self._decide_whole, conflict, action, data)
+
+    def _decide_whole(self, conflict: ConflictFile, action: Action, data: bytes | None) -> None:
+        if self.state is None:
+            return
         final = Action.DELETED if data is None else action
-        self.app.call_from_thread(self._apply, decide_file(state, conflict, final, data))
+        self._apply(decide_file(self.state, conflict, final, data))
 
     def action_edit(self) -> None:
         """Edit the current hunk's result by hand."""
@@ -422,6 +435,13 @@ class WorkspaceScreen(Screen[None]):
             return
         index = state.cursor.hunk
         current = self._results(conflict)[index]
+        if any(visible(line.rstrip("\r\n")) != line.rstrip("\r\n") or _has_surrogate(line)
+               for line in current):  # fmt: skip
+            # The in-app editor would send these bytes to the terminal as they are.
+            self.notify(
+                "This hunk holds control characters: edit it in $EDITOR (E).", severity="warning"
+            )
+            return
         language = Syntax.guess_lexer(conflict.path, "")
         title = f"{conflict.display_path} · hunk {index + 1}/{len(conflict.hunks)}"
 
@@ -582,7 +602,7 @@ class WorkspaceScreen(Screen[None]):
             self.notify("Nothing to restore in this hunk.")
             return
         # Outside the hunks: the whole file becomes an edit, with dev's lines back.
-        self._restore_outside(conflict, state, outside, self._layout(conflict).lines)
+        self._restore_outside(conflict, outside)
 
     def action_attribution(self) -> None:
         """Show the commits behind the current hunk, both sides (blamed in a worker)."""
@@ -616,26 +636,27 @@ class WorkspaceScreen(Screen[None]):
         title = f"{conflict.display_path} · hunk {index + 1}/{len(conflict.hunks)}"
         self.app.push_screen(AttributionScreen(title, found.hunks[index], found.problems))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="restore")
-    def _restore_outside(
-        self,
-        conflict: ConflictFile,
-        state: SyncState,
-        findings: list[Finding],
-        result: tuple[str, ...],
-    ) -> None:
+    @work(thread=True, exit_on_error=False, group="restore")
+    def _restore_outside(self, conflict: ConflictFile, findings: list[Finding]) -> None:
         dev_blob = conflict.dev_blob
         if dev_blob is None:
             return
-        dev_file = read_lines(self.session.git, dev_blob)
+        dev_file = tuple(read_lines(self.session.git, dev_blob))
+        self.app.call_from_thread(self._restored_outside, conflict, findings, dev_file)
+
+    def _restored_outside(
+        self, conflict: ConflictFile, findings: list[Finding], dev_file: tuple[str, ...]
+    ) -> None:
+        # On the UI thread, against the current state and result.
+        if self.state is None:
+            return
+        self._dev_files[conflict.path] = dev_file
+        result = self._layout(conflict).lines
         lines: tuple[str, ...] = result
         for finding in findings:
             lines = restore_in_file(dev_file, lines, finding.line) or lines
-        if lines == result:
-            return
-        self._dev_files[conflict.path] = tuple(dev_file)
-        decided = decide_file(state, conflict, Action.EDITED, lines_to_bytes(lines))
-        self.app.call_from_thread(self._apply, decided)
+        if lines != result:
+            self._apply(decide_file(self.state, conflict, Action.EDITED, lines_to_bytes(lines)))
 
     def action_toggle_base(self) -> None:
         """Show or hide the merge base's lines beside dev's."""

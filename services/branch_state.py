@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from services.commits import parse_numstat, summaries
 from services.errors import GitCommandError
 from services.git import Git, first_line
+from services.gitobjects import scratch_objects
 from services.models import DevAdvanced, ProtectedFile, Stats
 from services.sanitize import one_line
 
@@ -22,7 +23,12 @@ def dev_advanced(git: Git, dev_base: str, dev_tip: str, head: str) -> DevAdvance
     shas = git.lines("rev-list", "--reverse", f"{dev_base}..{dev_tip}", "--")
     if not shas:
         return DevAdvanced(dev_tip, (), None)
-    result = git.run(["merge-tree", "--write-tree", "--no-messages", head, dev_tip], check=False)
+    # merge-tree writes the merged blobs and trees: into a throwaway store, so
+    # reading a sync leaves the user's object database as it was.
+    with scratch_objects(git) as env:
+        result = git.run(
+            ["merge-tree", "--write-tree", "--no-messages", head, dev_tip], check=False, env=env
+        )
     if result.status not in (0, 1):
         raise GitCommandError(f"git merge-tree failed: {first_line(result.stderr)}")
     return DevAdvanced(dev_tip, summaries(git, shas), result.status == 0)
@@ -100,9 +106,12 @@ def _conflicted_files(git: Git, merge: str) -> list[str]:
     parents = git.lines("rev-parse", f"{merge}^@")
     if len(parents) != 2:
         return []
-    result = git.run(
-        ["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", *parents], check=False
-    )
+    with scratch_objects(git) as env:
+        result = git.run(
+            ["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", *parents],
+            check=False,
+            env=env,
+        )
     if result.status not in (0, 1):
         raise GitCommandError(f"git merge-tree failed: {first_line(result.stderr)}")
     # Output: the tree id, then one conflicted path per NUL-terminated field.

@@ -74,6 +74,8 @@ class Persister:
             self._on_error(f"not saved: {error.message}")
         except OSError as error:
             self._on_error(one_line(f"not saved: {error}"))
+        except Exception as error:
+            self._on_error(one_line(f"not saved: internal error: {type(error).__name__}: {error}"))
         else:
             if isinstance(warning, str) and warning:
                 self._on_error(warning)
