@@ -82,11 +82,6 @@ ACTION_LABELS = {
 }
 
 
-def _has_surrogate(text: str) -> bool:
-    """Whether ``text`` holds bytes that were not UTF-8 (surrogateescape)."""
-    return any("\udc80" <= char <= "\udcff" for char in text)
-
-
 class SaveFailed(Message):
     """The persister could not save a decision (posted from its thread)."""
 
@@ -435,9 +430,9 @@ class WorkspaceScreen(Screen[None]):
             return
         index = state.cursor.hunk
         current = self._results(conflict)[index]
-        if any(visible(line.rstrip("\r\n")) != line.rstrip("\r\n") or _has_surrogate(line)
-               for line in current):  # fmt: skip
-            # The in-app editor would send these bytes to the terminal as they are.
+        # visible() changes exactly the lines holding control characters or bytes
+        # that were not UTF-8: what the in-app editor would pass to the terminal.
+        if any(visible(line.rstrip("\r\n")) != line.rstrip("\r\n") for line in current):
             self.notify(
                 "This hunk holds control characters: edit it in $EDITOR (E).", severity="warning"
             )

@@ -81,12 +81,8 @@ def encode_text(text: str) -> bytes:
 
 
 def shown(text: str) -> str:
-    """Raw text made safe to show: invalid UTF-8 as U+FFFD, controls spelled out.
-
-    A raw path or line may hold lone surrogates (undecodable bytes), which no
-    terminal encoding accepts; :func:`services.sanitize.visible` alone keeps them.
-    """
-    return visible(encode_text(text).decode("utf-8", errors="replace"))
+    """Raw text made safe to show: invalid UTF-8 as U+FFFD, controls spelled out."""
+    return visible(text)
 
 
 def _normalised(lines: Iterable[str]) -> bytes:
@@ -228,7 +224,7 @@ class ConflictFile:
     @property
     def display_path(self) -> str:
         """The path, safe to show on one line."""
-        return one_line(encode_text(self.path).decode("utf-8", errors="replace"))
+        return one_line(self.path)
 
 
 @dataclass(frozen=True, slots=True)

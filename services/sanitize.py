@@ -32,13 +32,23 @@ def _show(match: re.Match[str]) -> str:
     return f"<U+{code:04X}>"
 
 
+def _printable(text: str) -> str:
+    # Text decoded with surrogateescape (raw paths, file lines) holds lone
+    # surrogates for bytes that were not UTF-8; no terminal encoding accepts
+    # them, so they become U+FFFD for display.
+    if not any("\udc80" <= char <= "\udcff" for char in text):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def visible(text: str) -> str:
     """Return ``text`` with every control character made visible.
 
     Newlines and tabs are kept; everything else that a terminal would act on
-    (ESC, CSI, OSC, C1, DEL, bidi overrides) is spelled out instead.
+    (ESC, CSI, OSC, C1, DEL, bidi overrides) is spelled out instead, and
+    undecodable bytes show as U+FFFD.
     """
-    return _UNSAFE.sub(_show, text)
+    return _UNSAFE.sub(_show, _printable(text))
 
 
 def one_line(text: str) -> str:
@@ -47,7 +57,7 @@ def one_line(text: str) -> str:
     Trailing whitespace is dropped, then inner newlines and tabs are made visible
     too (a file name may contain a newline).
     """
-    return _UNSAFE_ONE_LINE.sub(_show, text.rstrip())
+    return _UNSAFE_ONE_LINE.sub(_show, _printable(text).rstrip())
 
 
 def decode(data: bytes) -> str:

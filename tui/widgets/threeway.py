@@ -66,7 +66,6 @@ def display_text(line: str) -> str:
     visible; tabs become spaces so that columns stay aligned.
     """
     text = line.rstrip("\n").rstrip("\r")
-    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return visible(text).expandtabs(4)
 
 
