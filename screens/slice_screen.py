@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -14,10 +15,17 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, LoadingIndicator
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from screens.branch_writes import push_question, undo_question, undone_message, written_message
 from screens.commit_screen import CommitScreen
+from screens.confirm_screen import ConfirmScreen
+from screens.preview_screen import PreviewScreen
 from screens.workspace_screen import WorkspaceScreen
 from services.models import SyncReport
-from services.sync import SyncSession, load_report
+from services.push import push_with_lease
+from services.refmove import undo_last
+from services.repair import write_repair
+from services.session_writes import plan_from_approved, push_lease, undo_target
+from services.sync import SyncSession, load_report, reopen
 from tui.text import error_line
 from tui.widgets.slice_table import SliceTable
 from tui.widgets.sync_summary import SyncSummary
@@ -37,6 +45,9 @@ class SliceScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "conflicts", "Conflicts", id="slice.conflicts"),
         Binding("r", "reload", "Reload", id="slice.reload"),
+        Binding("W", "write_repair", "Write repair", id="slice.write"),
+        Binding("U", "undo", "Undo write", id="slice.undo"),
+        Binding("P", "push", "Push", id="slice.push"),
         Binding("escape", "cancel", "Cancel loading", id="slice.cancel", show=False),
     ]
 
@@ -69,18 +80,21 @@ class SliceScreen(Screen[None]):
         self._load()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load-report")
-    def _load(self) -> SyncReport:
+    def _load(self) -> tuple[SyncSession, SyncReport]:
         # Runs in a thread: git never blocks the event loop. Progress goes back
         # as messages (post_message is thread-safe); the worker's cancellation
-        # flag is polled between steps.
+        # flag is polled between steps. The refs are resolved anew, so a reload
+        # after a write, an undo or an outside change shows where they are now.
         worker = get_current_worker()
 
         def progress(step: str) -> None:
             self.post_message(LoadProgressed(step))
 
-        return load_report(
-            self.session, progress=progress, cancelled=lambda: worker.is_cancelled, detail=False
+        session = reopen(self.session)
+        report = load_report(
+            session, progress=progress, cancelled=lambda: worker.is_cancelled, detail=False
         )
+        return session, report
 
     def on_load_progressed(self, message: LoadProgressed) -> None:
         self.query_one("#progress", Label).update(f"{message.step}…")
@@ -89,9 +103,11 @@ class SliceScreen(Screen[None]):
         if event.worker.group != "load-report":
             return
         if event.state == WorkerState.SUCCESS:
-            result = event.worker.result
-            assert isinstance(result, SyncReport)
-            self._show(result)
+            loaded = event.worker.result
+            assert isinstance(loaded, tuple)
+            session, report = loaded
+            self.session = session
+            self._show(report)
         elif event.state == WorkerState.ERROR and event.worker.error is not None:
             self._fail(error_line(event.worker.error))
         elif event.state == WorkerState.CANCELLED:
@@ -108,6 +124,102 @@ class SliceScreen(Screen[None]):
         self.query_one("#spinner").display = False
         self.query_one("#progress", Label).update(line)
         self.query_one("#progress").add_class("error")
+
+    # -- writing the repair, undo, push ----------------------------------------------
+    #
+    # Each is one async worker that reads in a thread, asks on a modal screen
+    # (push_screen_wait only works inside a worker), then writes in a thread:
+    # git never runs on the event loop, and nothing is written without a yes.
+    # The services re-check every ref with a compare-and-swap at the moment of
+    # writing, so what changed while the question was open is refused, not lost.
+
+    def action_write_repair(self) -> None:
+        """Preview the repair the approved resolutions make, and write it on confirmation."""
+        self._write_repair()
+
+    @work(exclusive=True, group="branch-write", exit_on_error=False)
+    async def _write_repair(self) -> None:
+        session = self.session
+        try:
+            self._busy("Planning the repair from the approved resolutions…")
+            plan = await asyncio.to_thread(plan_from_approved, session)
+            self._idle()
+            if not await self.app.push_screen_wait(PreviewScreen(plan)):
+                self.notify("Nothing was written.", markup=False)
+                return
+            self._busy("Writing the repair…")
+            result = await asyncio.to_thread(write_repair, session.git, plan)
+        except Exception as error:
+            self._failed(error)
+            return
+        message, severity = written_message(result)
+        self.notify(message, title="Repair written", severity=severity, markup=False, timeout=12)
+        self.action_reload()
+
+    def action_undo(self) -> None:
+        """Restore the branch to the backup taken before syncdesk's last write."""
+        self._undo()
+
+    @work(exclusive=True, group="branch-write", exit_on_error=False)
+    async def _undo(self) -> None:
+        session = self.session
+        try:
+            self._busy("Reading the backups…")
+            target = await asyncio.to_thread(undo_target, session)
+            self._idle()
+            if not await self.app.push_screen_wait(ConfirmScreen(undo_question(target), "Undo")):
+                return
+            self._busy("Restoring the backup…")
+            result = await asyncio.to_thread(undo_last, session.git, target.branch)
+        except Exception as error:
+            self._failed(error)
+            return
+        self.notify(undone_message(result), title="Undone", markup=False, timeout=12)
+        self.action_reload()
+
+    def action_push(self) -> None:
+        """Push the branch with a lease on the remote's expected commit, after a confirmation."""
+        self._push()
+
+    @work(exclusive=True, group="branch-write", exit_on_error=False)
+    async def _push(self) -> None:
+        session = self.session
+        try:
+            self._busy("Reading the remote-tracking branch…")
+            lease = await asyncio.to_thread(push_lease, session)
+            self._idle()
+            if not await self.app.push_screen_wait(ConfirmScreen(push_question(lease), "Push")):
+                self.notify("Nothing was pushed.", markup=False)
+                return
+            self._busy(f"Pushing to {lease.remote}…")
+            result = await asyncio.to_thread(
+                push_with_lease, session.git, lease.remote, lease.branch, lease.expected
+            )
+        except Exception as error:
+            self._failed(error)
+            return
+        self._idle()
+        self.notify(
+            result.message,
+            title="Pushed" if result.ok else "Push refused",
+            severity="information" if result.ok else "error",
+            markup=False,
+            timeout=12,
+        )
+
+    def _busy(self, line: str) -> None:
+        self.query_one("#loading-bar").display = True
+        self.query_one("#spinner").display = True
+        progress = self.query_one("#progress", Label)
+        progress.remove_class("error")
+        progress.update(line)
+
+    def _idle(self) -> None:
+        self.query_one("#loading-bar").display = False
+
+    def _failed(self, error: BaseException) -> None:
+        self._idle()
+        self.notify(error_line(error), severity="error", markup=False, timeout=12)
 
     def action_conflicts(self) -> None:
         """Open the conflict workspace of this sync."""
@@ -132,4 +244,9 @@ class SliceScreen(Screen[None]):
         yield SystemCommand("Open commit", "Full message and stats", self.action_open_commit)
         yield SystemCommand("Conflicts", "Review and resolve the conflicts", self.action_conflicts)
         yield SystemCommand("Reload", "Read the sync again from git", self.action_reload)
+        yield SystemCommand(
+            "Write repair", "Preview, then write the approved resolutions", self.action_write_repair
+        )
+        yield SystemCommand("Undo write", "Restore the branch's last backup", self.action_undo)
+        yield SystemCommand("Push", "Push the branch with a lease, after asking", self.action_push)
         yield SystemCommand("Cancel loading", "Stop reading the sync", self.action_cancel)

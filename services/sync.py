@@ -21,10 +21,11 @@ from services.branch_state import dev_advanced, line_stats, protected_files
 from services.commits import commit_details
 from services.config import Config, load_config, with_overrides
 from services.conflicts import read_conflicts
-from services.errors import MissingRefError, ShallowHistoryError
+from services.errors import MissingRefError, ServiceError, ShallowHistoryError
 from services.git import Git
 from services.models import CommitDetails, SyncRefs, SyncReport
 from services.progress import Progress, Steps
+from services.refmove import current_branch
 from services.sanitize import one_line
 from services.slice import main_line, read_slice
 
@@ -47,6 +48,8 @@ class SyncSession:
     git: Git
     config: Config
     refs: SyncRefs
+    options: SyncOptions | None = None  # how it was opened, so it can be read again
+    user_config: Path | None = None
 
     @property
     def repo_path(self) -> str:
@@ -74,7 +77,32 @@ def open_sync(options: SyncOptions, user_config: Path | None = None) -> SyncSess
         main=_resolve(git, config.main_branch, config.remote),
     )
     _require_history(git, refs)
-    return SyncSession(git, config, refs)
+    return SyncSession(git, config, refs, options, user_config)
+
+
+def reopen(session: SyncSession) -> SyncSession:
+    """The same sync opened again, its refs resolved anew (a write or an undo moved one).
+
+    The configuration is read again too, so an edited ``.syncdesk.toml`` takes
+    effect on reload. A session built by hand (tests) is returned unchanged.
+    """
+    if session.options is None:
+        return session
+    return open_sync(session.options, session.user_config)
+
+
+def writable_branch(session: SyncSession) -> str:
+    """The local branch a write, undo or push acts on: the one named, else the checked-out one.
+
+    Raises a :class:`ServiceError` when HEAD is detached and no branch was named.
+    """
+    named = session.options.head if session.options is not None else None
+    if named is not None and named != "HEAD":
+        return named.removeprefix("refs/heads/")
+    branch = current_branch(session.git)
+    if branch is None:
+        raise ServiceError("HEAD is detached: name the sync branch (syncdesk --head BRANCH)")
+    return branch
 
 
 def _resolve(git: Git, name: str, remote: str) -> str:

@@ -1,4 +1,4 @@
-"""Deterministic SVG snapshots of the Slice screen and the commit view on the demo world.
+"""Deterministic SVG snapshots of syncdesk's screens on the demo world.
 
 The demo world has fixed SHAs and dates, and the app shows only the
 repository's folder name, so these pictures are the same on every machine.
@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from screens.preview_screen import PreviewScreen
 from services.demo import DemoFacts, build_world
 from tests.worlds import demo_session
 from tui.app import SyncDeskApp
@@ -78,3 +79,20 @@ def test_conflict_workspace_with_base_and_a_decision(snap_compare: Any, tmp_path
         await _workspace_on(pilot, "lumen/data/loader.py", "n", "m", "v")
 
     assert snap_compare(_fresh_app(tmp_path), terminal_size=(160, 45), run_before=run_before)
+
+
+def test_repair_preview(snap_compare: Any, tmp_path: Path) -> None:
+    async def run_before(pilot: Any) -> None:
+        # Main for the first hunk, dev for the second (the demo recorded the
+        # opposite), approved; then W shows the repair it would write.
+        await _workspace_on(pilot, "lumen/data/loader.py", "m", "n", "d", "a")
+        await pilot.press("escape")
+        await _loaded(pilot)
+        await pilot.press("W")
+        for _ in range(400):
+            if isinstance(pilot.app.screen, PreviewScreen):
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+
+    assert snap_compare(_fresh_app(tmp_path), terminal_size=(140, 40), run_before=run_before)

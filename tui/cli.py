@@ -26,7 +26,7 @@ from services.conflict_models import shown
 from services.errors import ServiceError
 from services.report import to_json, to_markdown, to_text
 from services.sanitize import one_line
-from services.sync import SyncOptions, SyncSession, load_report, open_sync
+from services.sync import SyncOptions, SyncSession, load_report, open_sync, writable_branch
 
 if TYPE_CHECKING:
     from services.repair_models import RepairPlan
@@ -228,23 +228,16 @@ def _writer_session(args: argparse.Namespace) -> tuple[SyncSession, str]:
     if branch is None:
         raise ServiceError("HEAD is detached: name the sync branch with --branch")
     options = replace(_options(args), head=f"refs/heads/{branch.removeprefix('refs/heads/')}")
-    return open_sync(options), branch
+    session = open_sync(options)
+    return session, writable_branch(session)
 
 
 def _repair(args: argparse.Namespace) -> int:
-    from services.repair import plan_repair, write_repair
-    from services.resolved import approved_changes
+    from services.repair import write_repair
+    from services.session_writes import plan_from_approved
 
-    session, branch = _writer_session(args)
-    refs = session.refs
-    plan = plan_repair(
-        session.git,
-        branch,
-        approved_changes(session),
-        dev=refs.dev,
-        main=refs.main,
-        slice_size=session.config.slice_size,
-    )
+    session, _ = _writer_session(args)
+    plan = plan_from_approved(session)
     if args.preview:
         _print_plan(plan)
         print("Nothing was written: syncdesk repair --write writes it.")

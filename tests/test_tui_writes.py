@@ -1,0 +1,210 @@
+"""From an approved resolution to a written, undone and pushed repair, by real key presses."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from screens.confirm_screen import ConfirmScreen
+from screens.preview_screen import PreviewScreen
+from screens.slice_screen import SliceScreen
+from services.conflict_models import ConflictFile
+from services.demo import DemoFacts, build_world
+from services.git import Git
+from services.sync import SyncOptions, open_sync
+from tui.app import SyncDeskApp
+from tui.widgets.conflict_list import ConflictList
+
+SIZE = (160, 45)
+FILE = "lumen/data/loader.py"  # two hunks in the demo world
+
+
+def _app(facts: DemoFacts, head: str | None = None) -> SyncDeskApp:
+    options = SyncOptions(repo=facts.repo, head=head or facts.sync_branch)
+    return SyncDeskApp(open_sync(options, user_config=Path("/nonexistent")))
+
+
+async def _settle(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def _until(pilot: Any, screen_type: type) -> Any:
+    """Wait until ``screen_type`` is on top (a writer's worker is still waiting on it,
+    so waiting for every worker to complete would never return)."""
+    for _ in range(400):
+        if isinstance(pilot.app.screen, screen_type):
+            await pilot.pause()
+            return pilot.app.screen
+        await pilot.pause(0.02)
+    messages = [n.message for n in pilot.app._notifications]
+    raise AssertionError(f"no {screen_type.__name__}; notifications: {messages}")
+
+
+async def _write_through_preview(pilot: Any, answer: str = "y") -> None:
+    """W, then w on the preview, then ``answer`` to the confirmation."""
+    await pilot.press("W")
+    await _until(pilot, PreviewScreen)
+    await pilot.press("w")
+    await _until(pilot, ConfirmScreen)
+    await pilot.press(answer)
+    await pilot.pause()
+
+
+def _head(facts: DemoFacts) -> str:
+    return Git(facts.repo).text("rev-parse", f"refs/heads/{facts.sync_branch}").strip()
+
+
+def _snapshot_of_work_tree(repo: Path) -> tuple[str, str, bytes]:
+    git = Git(repo)
+    return (
+        git.text("rev-parse", "HEAD"),
+        git.text("status", "--porcelain=v2", "--untracked-files=all"),
+        (repo / ".git" / "index").read_bytes(),
+    )
+
+
+async def _approve_main_then_dev(pilot: Any) -> ConflictFile:
+    """In the workspace: main for the first hunk of FILE, dev for the second, approve.
+
+    (The demo's recorded resolution is the other way round, so this changes the repair.)
+    """
+    await _settle(pilot)
+    await pilot.press("c")
+    await _settle(pilot)
+    screen = pilot.app.screen
+    files = screen.query_one(ConflictList)
+    files.focus()
+    files.move_cursor(row=files.get_row_index(FILE))
+    await pilot.press("enter", "m", "n", "d", "a")
+    await _settle(pilot)
+    conflict: ConflictFile = screen.data.conflicts.file(FILE)
+    await pilot.press("escape")
+    await _settle(pilot)
+    return conflict
+
+
+async def test_an_approved_resolution_becomes_the_new_repair(tmp_path: Path) -> None:
+    facts = build_world(tmp_path / "world")
+    before = _snapshot_of_work_tree(facts.repo)
+    git = Git(facts.repo)
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        conflict = await _approve_main_then_dev(pilot)
+        slice_screen = pilot.app.screen
+        assert isinstance(slice_screen, SliceScreen)
+        assert slice_screen.report is not None
+        assert slice_screen.report.anatomy.repair == facts.repair
+
+        await pilot.press("W")
+        preview = await _until(pilot, PreviewScreen)
+        assert preview.plan.old_repair == facts.repair
+        assert [c.path for c in preview.plan.changes] == [FILE]
+        assert _head(facts) == facts.repair  # nothing written by the preview
+
+        await pilot.press("w")
+        await _until(pilot, ConfirmScreen)
+        await pilot.press("y")
+        await _settle(pilot)
+
+        new_head = _head(facts)
+        assert new_head != facts.repair
+        assert git.text("rev-parse", f"{new_head}^").strip() == facts.merge
+        assert isinstance(pilot.app.screen, SliceScreen)
+        report = slice_screen.report
+        assert report is not None
+        assert report.refs.head == new_head
+        assert report.anatomy.repair == new_head
+        assert report.anatomy.ok, report.anatomy.problems
+        written = git.run(["show", f"{new_head}:{FILE}"]).stdout
+        assert written != git.run(["show", f"{facts.repair}:{FILE}"]).stdout
+        text = written.decode()
+        first, second = conflict.hunks
+        assert "".join(first.main) in text
+        assert "".join(second.dev) in text
+        message = git.text("log", "-1", "--format=%B", new_head)
+        assert FILE in message
+        assert "Signed-off-by:" in message
+
+        # Undo, also behind a confirmation, puts the old repair back.
+        await pilot.press("U")
+        await _until(pilot, ConfirmScreen)
+        await pilot.press("y")
+        await _settle(pilot)
+        assert _head(facts) == facts.repair
+        assert slice_screen.report is not None
+        assert slice_screen.report.anatomy.repair == facts.repair
+    assert _snapshot_of_work_tree(facts.repo) == before
+
+
+async def test_saying_no_writes_nothing(tmp_path: Path) -> None:
+    facts = build_world(tmp_path / "world")
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        await _approve_main_then_dev(pilot)
+        await _write_through_preview(pilot, "n")  # no: back on the preview
+        assert isinstance(pilot.app.screen, PreviewScreen)
+        await pilot.press("escape")
+        await _settle(pilot)
+        assert isinstance(pilot.app.screen, SliceScreen)
+        assert _head(facts) == facts.repair
+        assert not Git(facts.repo).text("for-each-ref", "refs/syncdesk/backup/")
+
+
+async def test_nothing_approved_means_nothing_to_write(tmp_path: Path) -> None:
+    facts = build_world(tmp_path / "world")
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        await pilot.press("W")
+        await _settle(pilot)
+        assert isinstance(pilot.app.screen, SliceScreen)
+        messages = [n.message for n in pilot.app._notifications]
+        assert any(m.startswith("nothing to write") for m in messages), messages
+        await pilot.press("U")
+        await _settle(pilot)
+        assert isinstance(pilot.app.screen, SliceScreen)
+        messages = [n.message for n in pilot.app._notifications]
+        assert any(m.startswith("nothing to undo") for m in messages), messages
+    assert _head(facts) == facts.repair
+
+
+async def test_a_branch_moved_while_the_preview_was_open_is_not_overwritten(
+    tmp_path: Path,
+) -> None:
+    facts = build_world(tmp_path / "world")
+    git = Git(facts.repo)
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        await _approve_main_then_dev(pilot)
+        await pilot.press("W")
+        await _until(pilot, PreviewScreen)
+        # Someone else amends the branch while the maintainer reads the preview.
+        moved = git.text("commit-tree", f"{facts.repair}^{{tree}}", "-p", facts.merge,
+                         "-m", "someone else's repair").strip()  # fmt: skip
+        git.run(["update-ref", f"refs/heads/{facts.sync_branch}", moved, facts.repair])
+        await pilot.press("w")
+        await _until(pilot, ConfirmScreen)
+        await pilot.press("y")
+        await _settle(pilot)
+        messages = [n.message for n in pilot.app._notifications]
+        assert any("nothing was changed" in m for m in messages), messages
+    assert _head(facts) == moved
+
+
+async def test_push_sends_the_branch_with_a_lease_after_asking(tmp_path: Path) -> None:
+    facts = build_world(tmp_path / "world")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
+    git = Git(facts.repo)
+    git.run(["remote", "add", "origin", str(remote)])
+    git.run(["push", "--quiet", "origin", f"refs/heads/{facts.sync_branch}"])
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        await _approve_main_then_dev(pilot)
+        await _write_through_preview(pilot)
+        await _settle(pilot)
+        new_head = _head(facts)
+        await pilot.press("P")
+        confirm = await _until(pilot, ConfirmScreen)
+        assert facts.repair[:12] in confirm._question  # names what it replaces
+        await pilot.press("y")
+        await _settle(pilot)
+    on_remote = Git(remote).text("rev-parse", f"refs/heads/{facts.sync_branch}").strip()
+    assert on_remote == new_head
