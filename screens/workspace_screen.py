@@ -41,11 +41,9 @@ from services.sanitize import visible
 from services.state_model import (
     Action,
     Cursor,
-    FileStatus,
     SyncState,
     move_cursor,
     redo,
-    set_status,
     undo,
 )
 from services.storage import lines_to_bytes, read_blobs, read_lines
@@ -54,6 +52,7 @@ from services.workspace import (
     Decided,
     Layout,
     action_lines,
+    approve_file,
     decide_file,
     decide_hunk,
     decide_in_edited,
@@ -525,7 +524,15 @@ class WorkspaceScreen(Screen[None]):
         conflict, state = self.conflict, self.state
         if conflict is None or state is None:
             return
-        self._apply(Decided(set_status(state, conflict.path, FileStatus.APPROVED), {}))
+        approved = approve_file(state, conflict, self.policies.get(conflict.path))
+        if approved is None:
+            self.notify(
+                "Some hunks still have conflict markers: decide them before approving.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self._apply(approved)
         if self.data is not None and not conflict.whole_file_only:
             # Approving teaches the carry-over store, for the next sync's identical hunks.
             store, results = self.data.store, self._results(conflict)

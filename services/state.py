@@ -10,10 +10,18 @@ decision counts as saved only when :func:`save_state` has returned. Loading
 is where damage is repaired and reported, never raised: temporary files of
 killed writers are removed, a corrupt file is moved aside, and choices whose
 resolved text is missing from git are dropped (the rest is kept) and named.
+
+Two syncdesk processes may work on one sync (two terminals, two worktrees).
+Saves are serialised by an ``flock`` beside the file, and each save merges
+file by file with what is on disk: a file this process decided since its last
+save or load takes this process's decisions, every other file keeps what the
+other process saved. Only a file both changed is decided by the later save,
+and the warning names it.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +30,7 @@ from services.atomic import (
     FormatError,
     StorageError,
     clean_orphans,
+    locked,
     make_directory,
     read_document,
     write_json,
@@ -40,6 +49,11 @@ from services.state_model import (
 from services.storage import existing_blobs, pin_blobs, storage_dir
 
 STATES_DIRECTORY = "syncs"
+
+# What this process last loaded or saved for each state file: the base of the
+# file-by-file merge with another process's saves.
+_bases: dict[Path, SyncState] = {}
+_bases_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +100,15 @@ def load_state(
     state = document.value
     if state is None:
         fresh = new_state(sync, branch=branch, head=head)
+        _remember(path, fresh)
         return LoadedState(fresh, path, False, document.moved_aside, (), len(removed), tuple(notes))
     missing = tuple(sorted(state.blobs() - existing_blobs(git, state.blobs())))
     if missing:
         state, dropped = drop_missing(state, frozenset(missing))
         notes.extend(dropped)
-    notes.extend(_pin(git, state, force=True))
+    with locked(_lock_path(path)):
+        notes.extend(_pin(git, state, force=True))
+    _remember(path, state)
     return LoadedState(state, path, True, None, missing, len(removed), tuple(notes))
 
 
@@ -105,15 +122,64 @@ def _decode_for(sync: SyncKey, raw: Any) -> SyncState:
 def save_state(git: Git, state: SyncState) -> str | None:
     """Write ``state`` atomically and durably; the decision is saved when this returns.
 
-    Then its blobs are pinned against ``git gc``; if that fails the state is
-    still saved, and the returned warning says what went wrong (None: all well).
+    If another syncdesk process saved this sync since this one last loaded or
+    saved it, the two are merged file by file (see the module docstring).
+    Then the blobs are pinned against ``git gc``, under the same lock. Returns
+    a one-line warning (a file both processes changed, a failed pin), or None.
     Raises :class:`StorageError` if the state could not be written.
     """
     path = state_path(git, state.sync)
     make_directory(path.parent)
-    write_json(path, encode_state(state))
-    warnings = _pin(git, state, force=False)
+    warnings: list[str] = []
+    with locked(_lock_path(path)):
+        with _bases_lock:
+            base = _bases.get(path)
+        merged = state
+        if base is not None:
+            disk = read_document(path, lambda raw: _decode_for(state.sync, raw), "sync state")
+            if disk.value is not None and disk.value != base:
+                merged, both = merge_states(base, state, disk.value)
+                if both:
+                    warnings.append(
+                        one_line(
+                            "another syncdesk also changed "
+                            + ", ".join(both)
+                            + " in this sync; this window's decisions were kept there"
+                        )
+                    )
+        write_json(path, encode_state(merged))
+        _remember(path, state)  # the next save's base is what this process holds
+        warnings.extend(_pin(git, merged, force=False))
     return warnings[0] if warnings else None
+
+
+def merge_states(
+    base: SyncState, ours: SyncState, theirs: SyncState
+) -> tuple[SyncState, list[str]]:
+    """``theirs`` with every file ``ours`` changed since ``base``; and the files both changed."""
+    paths = sorted({f.path for f in (*base.files, *ours.files, *theirs.files)})
+    files: list[FileState] = []
+    both: list[str] = []
+    for path in paths:
+        mine, before, other = ours.file(path), base.file(path), theirs.file(path)
+        if mine != before:
+            if other != before and other != mine:
+                both.append(path)
+            chosen = mine
+        else:
+            chosen = other
+        if chosen != FileState(path):
+            files.append(chosen)
+    return replace(ours, files=tuple(files)), both
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+def _remember(path: Path, state: SyncState) -> None:
+    with _bases_lock:
+        _bases[path] = state
 
 
 def list_states(git: Git) -> list[SyncKey]:

@@ -153,8 +153,13 @@ def pin_blobs(git: Git, ref: str, oids: Iterable[str], *, force: bool = False) -
 
 
 def _point_ref(git: Git, ref: str, oids: frozenset[str]) -> None:
+    # A compare-and-swap like every other ref syncdesk moves: the callers hold
+    # an flock, and a ref that changed between the read and the move anyway
+    # (a hand-run update-ref) makes this fail instead of being overwritten.
+    old = git.run(["rev-parse", "--verify", "--quiet", ref], check=False).text.strip()
     if not oids:
-        git.run(["update-ref", "-m", "syncdesk: nothing to keep", "-d", ref])
+        if old:
+            git.run(["update-ref", "-m", "syncdesk: nothing to keep", "-d", ref, old])
         return
     listing = "".join(f"100644 blob {oid}\t{oid}\n" for oid in sorted(oids)).encode()
     result = git.run(["mktree"], input=listing, check=False)
@@ -163,7 +168,7 @@ def _point_ref(git: Git, ref: str, oids: frozenset[str]) -> None:
         listing = "".join(f"100644 blob {oid}\t{oid}\n" for oid in sorted(present)).encode()
         result = git.run(["mktree"], input=listing)
     tree = result.text.strip()
-    git.run(["update-ref", "-m", "syncdesk: keep resolution blobs", ref, tree])
+    git.run(["update-ref", "-m", "syncdesk: keep resolution blobs", ref, tree, old])
 
 
 def _clear_stale_lock(git: Git, ref: str) -> None:

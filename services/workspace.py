@@ -27,6 +27,7 @@ from services.state_model import (
     SyncState,
     choose_file,
     choose_hunk,
+    set_status,
 )
 from services.storage import lines_to_bytes
 
@@ -151,6 +152,27 @@ def file_status(state: SyncState, conflict: ConflictFile, policy: str | None = N
     decided = {choice.index for choice in decisions.hunks}
     pending = [h for h in conflict.hunks if h.index not in decided and h.resolution == "unresolved"]
     return FileStatus.UNRESOLVED if pending or not conflict.hunks else FileStatus.RESOLVED
+
+
+def approve_file(state: SyncState, conflict: ConflictFile, policy: str | None) -> Decided | None:
+    """Approve ``conflict`` exactly as the workspace shows it; None while it is unresolved.
+
+    A policy's whole-file side applies only while nobody decided anything in
+    the file, and approving is a decision: so a side that a policy put in
+    force is recorded as the maintainer's explicit whole-file choice in the
+    same undoable step, and the approved content stays what was on screen.
+    """
+    if file_status(state, conflict, policy) is FileStatus.UNRESOLVED:
+        return None
+    decisions = state.decisions(conflict.path)
+    side = whole_file_action(decisions, policy)
+    if decisions.whole_file is None and side in (Action.DEV, Action.MAIN):
+        blob = conflict.dev_blob if side is Action.DEV else conflict.main_blob
+        choice = FileChoice(side, blob)
+        approved = choose_file(state, conflict.path, choice, status=FileStatus.APPROVED)
+    else:
+        approved = set_status(state, conflict.path, FileStatus.APPROVED)
+    return Decided(approved, {})
 
 
 def first_unresolved(

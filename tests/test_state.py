@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 import subprocess
+import sys
 import time
 
 import pytest
@@ -487,3 +488,58 @@ def test_kill_nine_at_each_phase_of_a_save(git, repo, phase):
     resumed = run_until_death("state", repo.path, phase)  # the next life resumes from it
     assert resumed.ready == expected
     repo.git("fsck", "--no-dangling")
+
+
+_OTHER_PROCESS = """
+import sys
+from services.git import Git
+from services.state import load_state, save_state
+from services.state_model import Action, HunkChoice, SyncKey, choose_hunk
+from services.storage import write_lines
+
+git = Git(sys.argv[1])
+sync = SyncKey("a" * 40, "b" * 40)
+state = load_state(git, sync).state
+for path in sys.argv[2:]:
+    choice = HunkChoice(0, Action.EDITED, write_lines(git, ["from the other window\\n"]))
+    state = choose_hunk(state, path, choice)
+print(save_state(git, state))
+"""
+
+
+def _other_syncdesk(git: Git, repo: GitRepo, *paths: str) -> str:
+    """Another process deciding hunk 0 of ``paths`` in the same sync, and saving."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    result = subprocess.run(
+        [sys.executable, "-c", _OTHER_PROCESS, str(repo.path), *paths],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": root},
+    )
+    return result.stdout.strip()
+
+
+def test_two_syncdesks_on_one_sync_keep_each_others_decisions(git, repo):
+    mine = load_state(git, SYNC_A).state
+    mine = choose_hunk(mine, "mine.py", hunk(git, 0, "from this window\n"))
+    assert _other_syncdesk(git, repo, "theirs.py") == "None"
+    assert save_state(git, mine) is None
+    mine = choose_hunk(mine, "mine.py", hunk(git, 1, "and one more\n"))
+    assert save_state(git, mine) is None  # the other's file survives a second save too
+    saved = load_state(git, SYNC_A).state
+    assert [f.path for f in saved.files] == ["mine.py", "theirs.py"]
+    assert read_lines(git, chosen(saved, "theirs.py", 0).blob) == ["from the other window\n"]
+    assert read_lines(git, chosen(saved, "mine.py", 1).blob) == ["and one more\n"]
+
+
+def test_a_file_both_syncdesks_changed_keeps_the_later_decision_and_says_so(git, repo):
+    mine = load_state(git, SYNC_A).state
+    mine = choose_hunk(mine, "both.py", hunk(git, 0, "from this window\n"))
+    _other_syncdesk(git, repo, "both.py", "theirs.py")
+    warning = save_state(git, mine)
+    assert warning is not None and "both.py" in warning and "theirs.py" not in warning
+    saved = load_state(git, SYNC_A).state
+    assert read_lines(git, chosen(saved, "both.py", 0).blob) == ["from this window\n"]
+    assert saved.decisions("theirs.py").hunks

@@ -15,6 +15,7 @@ from services.git import Git
 from services.policies import KEEP_DEV, OVERRIDE_FROM_MAIN, policy_for
 from services.state_model import Action, FileStatus, SyncKey, new_state, set_status
 from services.workspace import (
+    approve_file,
     blob_id,
     decide_file,
     decide_hunk,
@@ -23,7 +24,9 @@ from services.workspace import (
     hunk_results,
     layout,
     restored,
+    whole_file_action,
 )
+from tests.conflictrepo import build_conflicts
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +161,40 @@ def test_restoring_a_lost_dev_line_into_its_hunk(world) -> None:
     assert back is not None
     assert hunk.dev[lost] in back
     assert restored(hunk, back, line) is None  # nothing left to restore
+
+
+def test_approving_a_policy_file_keeps_the_side_the_policy_showed(world) -> None:
+    facts, conflicts = world
+    conflict = conflicts.file("lumen/models/attention.py")  # the head took main's side
+    assert conflict is not None and conflict.dev_blob != conflict.head_blob
+    state = _state(facts)
+    approved = approve_file(state, conflict, KEEP_DEV)
+    assert approved is not None
+    decisions = approved.state.decisions(conflict.path)
+    assert decisions.status is FileStatus.APPROVED
+    # Still dev's file after approving (not the head's): what was on screen is what is kept.
+    assert whole_file_action(decisions, KEEP_DEV) is Action.DEV
+    assert decisions.whole_file is not None and decisions.whole_file.blob == conflict.dev_blob
+    # Without a policy, approving keeps the head's resolution as it is.
+    plain = approve_file(state, conflict, None)
+    assert plain is not None
+    assert plain.state.decisions(conflict.path).whole_file is None
+
+
+def test_a_file_with_markers_left_cannot_be_approved(tmp_path: Path) -> None:
+    built = build_conflicts(
+        tmp_path / "repo",
+        {"f.txt": "a\nb\nc\n"},
+        {"f.txt": "a\nDEV\nc\n"},
+        {"f.txt": "a\nMAIN\nc\n"},
+    )
+    markers = "a\n<<<<<<< dev\nDEV\n=======\nMAIN\n>>>>>>> main\nc\n"
+    head = built.head({"f.txt": markers})
+    conflict = read_conflicts(built.git, built.dev, built.main, head).file("f.txt")
+    assert conflict is not None and conflict.resolution == "unresolved"
+    state = new_state(SyncKey(built.dev, built.main))
+    assert approve_file(state, conflict, None) is None
+    decided = decide_hunk(state, conflict, 0, Action.MAIN)
+    approved = approve_file(decided.state, conflict, None)
+    assert approved is not None
+    assert approved.state.decisions("f.txt").status is FileStatus.APPROVED
