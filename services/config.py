@@ -40,13 +40,22 @@ class Config:
     remote: str = "origin"
     keep_dev: tuple[str, ...] = DEFAULT_KEEP_DEV
     override_from_main: tuple[str, ...] = ()
+    # The pull request side. github_repo "" means: from the remote's URL.
+    github_repo: str = ""
+    github_api_url: str = "https://api.github.com"
+    github_web_url: str = "https://github.com"
     sources: tuple[str, ...] = ()  # the files that were read, for the user to see
 
 
-_STRING_KEYS = {"main_branch", "dev_branch", "remote"}
+_STRING_KEYS = {"main_branch", "dev_branch", "remote", "github_api_url", "github_web_url"}
+_OPTIONAL_STRING_KEYS = {"github_repo"}
 _LIST_KEYS = {"keep_dev", "override_from_main"}
 _INT_KEYS = {"slice_size"}
-KNOWN_KEYS = frozenset(_STRING_KEYS | _LIST_KEYS | _INT_KEYS)
+KNOWN_KEYS = frozenset(_STRING_KEYS | _OPTIONAL_STRING_KEYS | _LIST_KEYS | _INT_KEYS)
+# Where the token is sent: a cloned repository's own file must never choose
+# that (it could send the maintainer's token to any server), so only the user
+# file and the command line may set these.
+USER_ONLY_KEYS = frozenset({"github_api_url", "github_web_url"})
 
 
 def user_config_path() -> Path:
@@ -61,9 +70,19 @@ def load_config(work_tree: Path | None, user_file: Path | None = None) -> Config
     the file and the problem.
     """
     config = Config()
-    for path in (user_file or user_config_path(), _repo_file(work_tree)):
-        if path is not None and path.is_file():
-            config = _apply(config, path, _read(path))
+    user = user_file or user_config_path()
+    if user.is_file():
+        config = _apply(config, user, _read(user))
+    repo = _repo_file(work_tree)
+    if repo is not None and repo.is_file():
+        data = _read(repo)
+        refused = sorted(set(data) & USER_ONLY_KEYS)
+        if refused:
+            raise ConfigError(
+                f"{repo}: {refused[0]} may only be set in your user file "
+                f"({user_config_path()}): it says where your GitHub token is sent"
+            )
+        config = _apply(config, repo, data)
     return config
 
 
@@ -111,6 +130,8 @@ def _validated(config: Config, where: str) -> Config:
         value = getattr(config, item.name)
         if item.name in _STRING_KEYS and (not isinstance(value, str) or not value):
             raise ConfigError(f"{where}: {item.name} must be a non-empty string")
+        if item.name in _OPTIONAL_STRING_KEYS and not isinstance(value, str):
+            raise ConfigError(f"{where}: {item.name} must be a string")
         if item.name in _INT_KEYS and (
             isinstance(value, bool) or not isinstance(value, int) or value < 1
         ):
