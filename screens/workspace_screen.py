@@ -176,6 +176,7 @@ class WorkspaceScreen(Screen[None]):
 
     def _loaded(self, data: WorkspaceData) -> None:
         self.data, self.state, self.texts = data, data.loaded.state, dict(data.texts)
+        self._dev_files.update(data.dev_files)
         config = self.session.config
         self.policies = {f.path: policy_for(f.path, config) for f in data.conflicts.files}
         self.query_one("#ws-loading").display = False

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from services.anatomy import find_sync_merge
-from services.audit import Audit, audit_sync
+from services.audit import Audit, Classification, audit_sync
 from services.carryover import ResolutionStore
 from services.carryover_model import Suggestion
 from services.conflict_models import ConflictSet
 from services.conflicts import read_conflicts
+from services.git import Git
 from services.progress import Steps
 from services.slice import main_line
 from services.state import LoadedState, load_state
 from services.state_model import SyncKey
 from services.storage import bytes_to_lines, read_blobs
 from services.sync import SyncSession
+from services.workspace import hunk_holding_dev_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,10 @@ class WorkspaceData:
     file_suggestions: dict[str, Suggestion]  # file key -> the newest whole-file resolution
     audit: Audit | None  # None when the sync is not built yet (no result to audit)
     store: ResolutionStore  # where approvals are learned
+    # The dev base's file, for each file with a probable accident outside its
+    # hunks: the workspace needs it to tell whether such a line is back (after
+    # a restart too), and to restore it.
+    dev_files: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def built(self) -> bool:
@@ -74,6 +80,27 @@ def load_workspace(
     if head is not None:
         step("Auditing dev's lines in the result")
         audit = audit_sync(git, dev_base, slice_tip, head, cancelled)
+    dev_files = _dev_files_for_outside_accidents(git, conflicts, audit)
     return WorkspaceData(
-        conflicts, loaded, branch, texts, suggestions, file_suggestions, audit, store
+        conflicts, loaded, branch, texts, suggestions, file_suggestions, audit, store, dev_files
     )
+
+
+def _dev_files_for_outside_accidents(
+    git: Git, conflicts: ConflictSet, audit: Audit | None
+) -> dict[str, tuple[str, ...]]:
+    if audit is None:
+        return {}
+    wanted: dict[str, str] = {}
+    for conflict in conflicts.files:
+        if conflict.dev_blob is None or conflict.whole_file_only:
+            continue
+        for finding in audit.in_file(conflict.path):
+            outside = hunk_holding_dev_line(conflict, finding.line) is None
+            if finding.classification is Classification.ACCIDENT and outside:
+                wanted[conflict.path] = conflict.dev_blob
+                break
+    blobs = read_blobs(git, set(wanted.values()))
+    return {
+        path: tuple(bytes_to_lines(blobs[blob])) for path, blob in wanted.items() if blob in blobs
+    }

@@ -186,6 +186,11 @@ async def test_an_accident_outside_the_hunks_is_restored_as_a_whole_file_edit(
         shown = [row.result.text for row in view.rows if row.result.text is not None]
         assert any("logger.debug" in line for line in shown)
         assert _result_lines(screen, 0) == list(conflict.hunks[0].dev)
+    # After a restart the restored line is still known to be back: no accident listed.
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        screen = await _open_workspace(pilot)
+        await _open_file(pilot, screen, path)
+        assert not any("logger.debug" in f.text for f in screen._accidents(screen.conflict))
 
 
 async def test_the_next_sync_is_offered_what_the_last_one_learned(tmp_path: Path) -> None:
