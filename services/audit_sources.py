@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from services.audit_lines import split_lines
 from services.git import Git
 from services.gitobjects import read_contents
-from services.sanitize import decode, one_line
+from services.sanitize import decode, decode_path, one_line
 
 GITLINK_MODE = b"160000"
 # Paths per ``git log`` call: keeps the command line far below ARG_MAX.
@@ -109,7 +109,7 @@ def _changes(git: Git, old: str, new: str) -> dict[str, Change]:
     for meta, raw_path in zip(fields[0::2], fields[1::2], strict=False):
         # ":100644 100644 <old sha> <new sha> M"
         old_mode, new_mode, old_sha, new_sha, _status = meta.lstrip(b":").split(b" ")
-        path = decode(raw_path)
+        path = decode_path(raw_path)
         changes[path] = Change(path, _blob(old_mode, old_sha), _blob(new_mode, new_sha))
     return changes
 
@@ -202,7 +202,7 @@ def patch_path(name: bytes) -> str | None:
         name = _unquote_c(name[1:-1])
     if not name.startswith(b"a/"):
         return None
-    return decode(name[2:])
+    return decode_path(name[2:])
 
 
 _C_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13}

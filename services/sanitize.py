@@ -63,3 +63,13 @@ def one_line(text: str) -> str:
 def decode(data: bytes) -> str:
     """Decode bytes from git as UTF-8, never failing on invalid sequences."""
     return data.decode("utf-8", errors="replace")
+
+
+def decode_path(data: bytes) -> str:
+    """A path from git, decoded so that it encodes back to the same bytes.
+
+    Invalid UTF-8 becomes lone surrogates (``surrogateescape``): the path still
+    names the file in git commands and compares equal to the same path read
+    elsewhere; :func:`visible` and :func:`one_line` show those bytes as U+FFFD.
+    """
+    return data.decode("utf-8", "surrogateescape")

@@ -28,9 +28,11 @@ from services.audit import (
 )
 from services.audit_lines import is_trivial
 from services.audit_sources import parse_removals
+from services.conflicts import read_conflicts
 from services.demo import DemoFacts
 from services.errors import Cancelled
 from services.git import Git
+from tests.conflictrepo import build_conflicts
 from tests.gitrepo import GitRepo
 
 HOOK = Path(__file__).parent / "data" / "preservation_hook.sh"
@@ -450,3 +452,18 @@ def test_trivial_lines_hold_no_letter_or_digit(line: str):
 @pytest.mark.parametrize("line", ["pass", "else:", "# noqa", "return", "x", "0,"])
 def test_short_lines_with_a_word_or_number_are_reported(line: str):
     assert not is_trivial(line)
+
+
+def test_a_non_utf8_path_names_the_same_file_in_the_audit_and_the_conflicts(tmp_path: Path):
+    name = b"pkg/caf\xe9.py".decode("utf-8", "surrogateescape")  # Latin-1, as some repos have
+    base = {name: "def run(x):\n    total = x + 1\n    return total\n"}
+    dev = {name: "def run(x):\n    total = x + 1\n    log.debug('run %s', x)\n    return total\n"}
+    main = {name: "def run(x):\n    total = x + 2\n    return total\n"}
+    built = build_conflicts(tmp_path / "repo", base, dev, main)
+    head = built.head(main)  # the resolution took main's file: dev's log call is lost
+    conflict = read_conflicts(built.git, built.dev, built.main, head).file(name)
+    assert conflict is not None
+    audit = audit_sync(built.git, built.dev, built.main, head)
+    lost = audit.in_file(conflict.path)
+    assert "log.debug('run %s', x)" in [f.text.strip() for f in lost]
+    assert lost[0].shown_path == "pkg/caf\ufffd.py"
