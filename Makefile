@@ -40,6 +40,7 @@ crash: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_workspace.py
+	$(BIN)/python bench/bench_origin.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
