@@ -1,1 +1,50 @@
-"""A GitHub-compatible server on 127.0.0.1 for the offline demo and the tests."""
+"""A GitHub-compatible server on 127.0.0.1 for the offline demo and the tests.
+
+``Sandbox(scenario)`` serves GitHub's REST API (both the github.com and the
+``/api/v3`` base URL shapes), GraphQL (executed against GitHub's own SDL) and
+Codecov's API v2 from one stateful store, and records every write. syncdesk
+reaches it exactly as it reaches github.com; only the base URL differs.
+``demo_scenario(facts)`` builds the demo world's sync pull request.
+"""
+
+from services.sandbox.demo_scenario import demo_scenario
+from services.sandbox.scenario import (
+    CheckRunSpec,
+    CodecovFile,
+    CodecovLine,
+    CodecovSpec,
+    CommitSpec,
+    FaultSpec,
+    GitPerson,
+    IssueCommentSpec,
+    LabelSpec,
+    PullSpec,
+    ReviewCommentSpec,
+    ReviewSpec,
+    Scenario,
+    StatusSpec,
+    UserSpec,
+    Verification,
+)
+from services.sandbox.server import Sandbox
+
+__all__ = [
+    "CheckRunSpec",
+    "CodecovFile",
+    "CodecovLine",
+    "CodecovSpec",
+    "CommitSpec",
+    "FaultSpec",
+    "GitPerson",
+    "IssueCommentSpec",
+    "LabelSpec",
+    "PullSpec",
+    "ReviewCommentSpec",
+    "ReviewSpec",
+    "Sandbox",
+    "Scenario",
+    "StatusSpec",
+    "UserSpec",
+    "Verification",
+    "demo_scenario",
+]
