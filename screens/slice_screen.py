@@ -18,6 +18,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from screens.branch_writes import push_question, undo_question, undone_message, written_message
 from screens.commit_screen import CommitScreen
 from screens.confirm_screen import ConfirmScreen
+from screens.findings_screen import FindingsScreen
 from screens.preview_screen import PreviewScreen
 from screens.workspace_screen import WorkspaceScreen
 from services.models import SyncReport
@@ -44,6 +45,7 @@ class SliceScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "conflicts", "Conflicts", id="slice.conflicts"),
+        Binding("f", "findings", "Findings", id="slice.findings"),
         Binding("r", "reload", "Reload", id="slice.reload"),
         Binding("W", "write_repair", "Write repair", id="slice.write"),
         Binding("U", "undo", "Undo write", id="slice.undo"),
@@ -225,6 +227,12 @@ class SliceScreen(Screen[None]):
         """Open the conflict workspace of this sync."""
         self.app.push_screen(WorkspaceScreen(self.session), lambda _: self.action_reload())
 
+    def action_findings(self) -> None:
+        """Open the review findings of the sync's pull request."""
+        link = getattr(self.app, "github_link", None)
+        if callable(link):
+            self.app.push_screen(FindingsScreen(self.session, link))
+
     def action_cancel(self) -> None:
         """Stop loading."""
         self.workers.cancel_group(self, "load-report")
@@ -243,6 +251,9 @@ class SliceScreen(Screen[None]):
         """This screen's actions, for the command palette."""
         yield SystemCommand("Open commit", "Full message and stats", self.action_open_commit)
         yield SystemCommand("Conflicts", "Review and resolve the conflicts", self.action_conflicts)
+        yield SystemCommand(
+            "Findings", "The review findings and their origin", self.action_findings
+        )
         yield SystemCommand("Reload", "Read the sync again from git", self.action_reload)
         yield SystemCommand(
             "Write repair", "Preview, then write the approved resolutions", self.action_write_repair

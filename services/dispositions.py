@@ -80,7 +80,7 @@ def load_book(git: Git, repo: str, number: int) -> Book:
 
 def decide(git: Git, repo: str, number: int, finding_id: str, decision: Decision) -> Book:
     """Save ``decision`` for ``finding_id`` now; the book as saved is returned."""
-    stamped = Decision(decision.disposition, decision.note, decision.decided_at or _now())
+    stamped = Decision(decision.disposition, decision.note, decision.decided_at or now())
 
     def change(book: Book) -> Book:
         return Book(repo, number, {**book.decisions, finding_id: stamped}, book.posted)
@@ -108,7 +108,8 @@ def _update(git: Git, repo: str, number: int, change: Any) -> Book:
     return updated
 
 
-def _now() -> str:
+def now() -> str:
+    """The time a decision or a post is stamped with (UTC, ISO 8601)."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -139,6 +139,9 @@ class GitHubClient:
             "auth": auth,
             "timeout": TIMEOUT_SECONDS,
             "per_page": 100,
+            # Lazy: get_repo/get_pull/get_issue build objects without a GET;
+            # the first attribute read completes them (one request, as needed).
+            "lazy": True,
             "seconds_between_requests": None,
             "seconds_between_writes": None,
         }
@@ -156,7 +159,7 @@ class GitHubClient:
 
     def find_pull(self, head_branch: str) -> int | None:
         """The newest pull request whose head is ``head_branch`` (open ones first)."""
-        repo = self._call(lambda: self._reads.get_repo(self.target.full_name, lazy=True))
+        repo = self._call(lambda: self._reads.get_repo(self.target.full_name))
         head = f"{self.target.owner}:{head_branch}"
         for state in ("open", "closed"):
             listing = repo.get_pulls(state=state, head=head, sort="created")
@@ -180,7 +183,7 @@ class GitHubClient:
                 raise Cancelled("reading the pull request was cancelled")
 
         say("Reading the pull request")
-        repo = self._call(lambda: self._reads.get_repo(self.target.full_name, lazy=True))
+        repo = self._call(lambda: self._reads.get_repo(self.target.full_name))
         pr = self._call(lambda: repo.get_pull(number))
         partial: list[str] = []
 
@@ -233,7 +236,7 @@ class GitHubClient:
         are read back, and if GitHub stored it after all the post counts as done.
         """
         tagged = f"{body.rstrip()}\n\n{marker(key)}\n"
-        repo = self._call(lambda: self._writes.get_repo(self.target.full_name, lazy=True))
+        repo = self._call(lambda: self._writes.get_repo(self.target.full_name))
         issue = self._call(lambda: repo.get_issue(number))
 
         def existing() -> PostResult | None:
@@ -261,7 +264,7 @@ class GitHubClient:
         first comment: the caller passes ``Finding.comment_ids``, which are.
         """
         tagged = f"{body.rstrip()}\n\n{marker(key)}\n"
-        repo = self._call(lambda: self._writes.get_repo(self.target.full_name, lazy=True))
+        repo = self._call(lambda: self._writes.get_repo(self.target.full_name))
         pr = self._call(lambda: repo.get_pull(number))
 
         def existing() -> PostResult | None:

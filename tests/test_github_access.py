@@ -78,7 +78,9 @@ def test_malformed_hosts_yml_is_ignored(tmp_path: Path) -> None:
         ("ssh://git@ghe.example.com:2222/org/repo.git", ("org", "repo")),
     ],
 )
-def test_the_repository_comes_from_the_remote(repo: GitRepo, url: str, expected: tuple[str, str]) -> None:
+def test_the_repository_comes_from_the_remote(
+    repo: GitRepo, url: str, expected: tuple[str, str]
+) -> None:
     repo.git("remote", "add", "origin", url)
     target = target_for(Git(repo.path), Config())
     assert (target.owner, target.name) == expected

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,6 +15,7 @@ from textual.screen import Screen
 
 from screens.help_screen import HelpScreen
 from screens.slice_screen import SliceScreen
+from services.pr_findings import GitHubLink, github_link_for
 from services.sync import SyncSession
 
 
@@ -29,9 +30,20 @@ class SyncDeskApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
-    def __init__(self, session: SyncSession) -> None:
+    def __init__(
+        self, session: SyncSession, github: Callable[[], GitHubLink] | None = None
+    ) -> None:
         super().__init__()
         self.session = session
+        # How the pull request is reached: the demo passes its sandbox; otherwise
+        # the config's repository and a token found gh's way (in a worker).
+        self._github = github
+
+    def github_link(self) -> GitHubLink:
+        """Where the sync's pull request lives (called from a worker: it may run gh)."""
+        if self._github is not None:
+            return self._github()
+        return github_link_for(self.session)
 
     def on_mount(self) -> None:
         self.sub_title = f"{Path(self.session.repo_path).name} · {self.session.refs.head_name}"

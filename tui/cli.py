@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="print the sync's facts without a UI")
     _sync_options(report, inherited=True)
     report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    findings = commands.add_parser("findings", help="parse review findings out of a text (offline)")
+    findings.add_argument("--text-file", required=True, help='the review text ("-": stdin)')
+    findings.add_argument("--format", choices=("text", "json"), default="text")
     _writer_commands(commands)
     return parser
 
@@ -130,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args)
         if args.command == "learn":
             return _learn(args)
+        if args.command == "findings":
+            return _findings(args)
         if args.command in _WRITERS:
             return _WRITERS[args.command](args)
         return _open_tui(args)
@@ -185,6 +190,25 @@ def _learn(args: argparse.Namespace) -> int:
     )
     for note in store.notes:
         print(f"note: {note}", file=sys.stderr)
+    return 0
+
+
+def _findings(args: argparse.Namespace) -> int:
+    from services.findings import findings_to_json, findings_to_text, parse_text
+
+    try:
+        data = (
+            sys.stdin.buffer.read() if args.text_file == "-" else Path(args.text_file).read_bytes()
+        )
+    except OSError as error:
+        raise ServiceError(f"cannot read {one_line(args.text_file)}: {error.strerror}") from None
+    findings = parse_text(data.decode("utf-8", errors="replace"))
+    if args.format == "json":
+        sys.stdout.write(
+            json.dumps(findings_to_json(findings), indent=2, ensure_ascii=False) + "\n"
+        )
+    else:
+        sys.stdout.write(findings_to_text(findings))
     return 0
 
 

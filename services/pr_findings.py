@@ -1,0 +1,220 @@
+"""The findings of a sync's pull request, with the origin of every cited line, and the reply.
+
+This joins the parts: the pull request read from GitHub
+(:mod:`services.github_api`), its findings (:mod:`services.findings`), the
+blame origin of their cited ranges on the local head (:mod:`services.origin`),
+the maintainer's saved dispositions (:mod:`services.dispositions`), and the
+reply posted exactly once (:mod:`services.reply`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from services.anatomy import find_sync_merge
+from services.dispositions import Book, Decision, Posted, decide, load_book, now, record_post
+from services.errors import Cancelled, ServiceError
+from services.finding_models import Disposition, Finding, RangeOrigin
+from services.findings import collect_findings
+from services.gh_token import Token, find_token
+from services.github_api import GitHubClient, GitHubTarget, PostResult, content_key, target_for
+from services.gitobjects import read_contents
+from services.origin import classify_ranges, evidence_line, origin_summary, suggest_disposition
+from services.pr_models import PullRequest
+from services.reply import ReplyRow, compose_reply, thread_reply
+from services.sanitize import decode
+from services.sync import SyncSession
+
+CODE_LINES_PER_RANGE = 60  # the detail view shows at most this many lines of each range
+
+
+@dataclass(frozen=True, slots=True)
+class GitHubLink:
+    """Where the pull request lives and the token to read it with."""
+
+    target: GitHubTarget
+    token: Token
+    number: int | None = None  # None: found by the sync branch's name
+
+
+@dataclass(frozen=True, slots=True)
+class FindingView:
+    """One finding with its evidence and the suggested disposition."""
+
+    finding: Finding
+    origins: tuple[RangeOrigin, ...]
+    suggested: Disposition
+    reason: str  # why that suggestion, one line
+    summary: str  # "slice 12 · repair 1"
+    evidence: str  # one sentence for the reply
+    code: dict[int, tuple[str, ...]] = field(default_factory=dict)  # range index -> head lines
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsData:
+    """Everything the Findings screen shows."""
+
+    link: GitHubLink
+    pr: PullRequest
+    views: tuple[FindingView, ...]
+    book: Book
+    local_head: str
+    notes: tuple[str, ...] = ()  # what the maintainer should know (a head that differs...)
+
+    def decision(self, finding_id: str) -> Decision | None:
+        """The saved decision for ``finding_id``, if any."""
+        return self.book.decisions.get(finding_id)
+
+    def disposition(self, view: FindingView) -> Disposition:
+        """The decided disposition, else the suggested one."""
+        decided = self.decision(view.finding.id)
+        return decided.disposition if decided is not None else view.suggested
+
+
+def github_link_for(session: SyncSession, number: int | None = None) -> GitHubLink:
+    """The repository from the config or the remote, and a token found gh's way.
+
+    May run ``gh auth token``: call it from a worker.
+    """
+    target = target_for(session.git, session.config)
+    return GitHubLink(target, find_token(target.api_url), number)
+
+
+def load_findings(
+    session: SyncSession,
+    link: GitHubLink,
+    *,
+    progress: Callable[[str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> FindingsData:
+    """Read the pull request, parse its findings and blame every cited range."""
+    say = progress or (lambda _step: None)
+    client = GitHubClient(link.target, link.token)
+    number = link.number
+    if number is None:
+        say("Finding the pull request")
+        branch = session.refs.head_name.removeprefix("refs/heads/")
+        number = client.find_pull(branch)
+        if number is None:
+            raise ServiceError(
+                f"no pull request on {link.target.full_name} has {branch} as its head branch"
+            )
+    pr = client.pull_request(number, progress=say, cancelled=cancelled)
+    if cancelled is not None and cancelled():
+        raise Cancelled("reading the findings was cancelled")
+    say("Parsing the findings")
+    findings = collect_findings(pr.reviews, pr.review_comments)
+    git, refs = session.git, session.refs
+    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    notes: list[str] = []
+    if pr.head_sha != refs.head:
+        notes.append(
+            f"the pull request's head is {pr.head_sha[:12]}, the local head {refs.head[:12]}: "
+            "origins are traced on the local head"
+        )
+    if pr.partial:
+        notes.append("partly read (GitHub did not give every page): " + ", ".join(pr.partial))
+    say("Tracing the cited lines (git blame)")
+    ranges = [r for f in findings for r in f.ranges]
+    origins = classify_ranges(
+        git,
+        ranges,
+        head=refs.head,
+        merge=merge.sha if merge else None,
+        dev_base=merge.dev_base if merge else refs.dev,
+        slice_tip=merge.slice_tip if merge else refs.main,
+        main_tip=refs.main,
+        cancelled=cancelled,
+    )
+    code = _code(session, origins)
+    views: list[FindingView] = []
+    position = 0
+    for finding in findings:
+        mine = tuple(origins[position : position + len(finding.ranges)])
+        snippets = {i: code[position + i] for i in range(len(mine)) if position + i in code}
+        position += len(finding.ranges)
+        suggested, reason = suggest_disposition(finding, mine)
+        views.append(
+            FindingView(
+                finding,
+                mine,
+                suggested,
+                reason,
+                origin_summary(mine),
+                evidence_line(finding, mine),
+                snippets,
+            )
+        )
+    book = load_book(git, link.target.full_name, pr.number)
+    if book.note:
+        notes.append(book.note)
+    found = GitHubLink(link.target, link.token, pr.number)
+    return FindingsData(found, pr, tuple(views), book, refs.head, tuple(notes))
+
+
+def _code(session: SyncSession, origins: list[RangeOrigin]) -> dict[int, tuple[str, ...]]:
+    """The head's lines of each classified range (by position), read in one git call."""
+    head = session.refs.head
+    paths = {o.range.path for o in origins if o.end >= o.start > 0}
+    blobs = read_contents(session.git, [f"{head}:{path}" for path in paths], "blob")
+    code: dict[int, tuple[str, ...]] = {}
+    for index, origin in enumerate(origins):
+        data = blobs.get(f"{head}:{origin.range.path}")
+        if data is None or origin.end < origin.start or origin.start < 1:
+            continue
+        lines = decode(data).splitlines()
+        stop = min(origin.end, origin.start + CODE_LINES_PER_RANGE - 1)
+        code[index] = tuple(lines[origin.start - 1 : stop])
+    return code
+
+
+def save_decision(
+    session: SyncSession, data: FindingsData, finding_id: str, decision: Decision
+) -> FindingsData:
+    """Persist one disposition now; the data with the saved book."""
+    book = decide(session.git, data.link.target.full_name, data.pr.number, finding_id, decision)
+    return FindingsData(data.link, data.pr, data.views, book, data.local_head, data.notes)
+
+
+def reply_rows(data: FindingsData) -> list[ReplyRow]:
+    """The table's rows: every finding, with its decided (or suggested) disposition."""
+    rows = []
+    for view in data.views:
+        decided = data.decision(view.finding.id)
+        note = decided.note if decided is not None else ""
+        rows.append(ReplyRow(view.finding, view.evidence, data.disposition(view), note))
+    return rows
+
+
+def reply_text(data: FindingsData) -> str:
+    """The dispositions reply, as it will be posted."""
+    reviews = [r for r in data.pr.reviews if r.body.strip()]
+    return compose_reply(data.pr.head_sha, reply_rows(data), reviews)
+
+
+def post_reply(session: SyncSession, data: FindingsData, *, threads: bool) -> list[PostResult]:
+    """Post the reply (once per text and head), and optionally one reply per inline thread.
+
+    Each post is keyed by its content and the head: pressing again, or after an
+    error, finds the earlier post instead of making a second one.
+    """
+    client = GitHubClient(data.link.target, data.link.token)
+    body = reply_text(data)
+    key = content_key("dispositions", data.pr.head_sha, body)
+    results = [client.post_comment(data.pr.number, body, key)]
+    _remember(session, data, key, results[0])
+    if threads:
+        for row in reply_rows(data):
+            text = thread_reply(row)
+            for comment_id in row.finding.comment_ids:
+                thread_key = content_key(f"thread-{comment_id}", data.pr.head_sha, text)
+                result = client.reply_in_thread(data.pr.number, comment_id, text, thread_key)
+                _remember(session, data, thread_key, result)
+                results.append(result)
+    return results
+
+
+def _remember(session: SyncSession, data: FindingsData, key: str, result: PostResult) -> None:
+    posted = Posted(key, result.comment_id, result.html_url, now())
+    record_post(session.git, data.link.target.full_name, data.pr.number, posted)

@@ -1,0 +1,168 @@
+"""syncdesk's GitHub client and the findings pipeline, over real HTTP against the sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from services.demo import DemoFacts, build_world
+from services.dispositions import Decision
+from services.finding_models import Disposition, Origin
+from services.gh_token import Token
+from services.github_api import GitHubClient, GitHubError, GitHubTarget, content_key, markers_in
+from services.pr_findings import (
+    FindingsData,
+    GitHubLink,
+    load_findings,
+    post_reply,
+    reply_text,
+    save_decision,
+)
+from services.sandbox import Sandbox, demo_scenario
+from services.sync import SyncOptions, SyncSession, open_sync
+
+PR = 4242
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> DemoFacts:
+    return build_world(tmp_path_factory.mktemp("gh") / "world")
+
+
+@pytest.fixture
+def sandbox(world: DemoFacts) -> Iterator[Sandbox]:
+    with Sandbox(demo_scenario(world)) as running:
+        yield running
+
+
+def _link(sandbox: Sandbox, number: int | None = PR) -> GitHubLink:
+    target = GitHubTarget(sandbox.base_url, "https://github.com", "lumen-ai", "lumen")
+    return GitHubLink(target, Token("demo", "the demo sandbox"), number)
+
+
+def _session(world: DemoFacts) -> SyncSession:
+    options = SyncOptions(repo=world.repo, head=world.sync_branch)
+    return open_sync(options, user_config=Path("/nonexistent"))
+
+
+def _no_404(sandbox: Sandbox) -> None:
+    missing = [r for r in sandbox.requests if r["status"] == 404]
+    assert not missing, missing
+
+
+def test_the_whole_pull_request_is_read_and_nothing_is_missing(
+    world: DemoFacts, sandbox: Sandbox
+) -> None:
+    link = _link(sandbox)
+    pr = GitHubClient(link.target, link.token).pull_request(PR)
+    assert pr.head_sha == world.repair
+    assert [c.sha for c in pr.commits] == [*world.slice, world.merge, world.repair]
+    signed = {c.sha for c in pr.commits if c.verified}
+    assert signed == set(world.signed)
+    assert pr.reviews and pr.review_comments and pr.issue_comments
+    assert any(c.outdated for c in pr.review_comments)
+    assert any(c.in_reply_to_id for c in pr.review_comments)
+    assert any(c.start_line for c in pr.review_comments)
+    names = {run.name: run.conclusion for run in pr.check_runs}
+    assert names["DCO"] == "action_required"
+    assert any(s.context == "codecov/patch" for s in pr.statuses)
+    assert pr.partial == ()
+    _no_404(sandbox)
+
+
+def test_the_pull_request_is_found_by_its_head_branch(world: DemoFacts, sandbox: Sandbox) -> None:
+    link = _link(sandbox, None)
+    client = GitHubClient(link.target, link.token)
+    assert client.find_pull(world.sync_branch) == PR
+    assert client.find_pull("no/such-branch") is None
+    _no_404(sandbox)
+
+
+def test_findings_are_traced_to_every_origin_class(world: DemoFacts, sandbox: Sandbox) -> None:
+    data = load_findings(_session(world), _link(sandbox))
+    promised = demo_scenario(world).notes["findings"]
+    assert isinstance(promised, dict)
+    views = {v.finding.id: v for v in data.views}
+    assert set(promised) <= set(views)
+    seen = {origin for v in data.views for o in v.origins for origin, n in o.counts.items() if n}
+    assert seen == set(Origin)
+    assert views["F9"].suggested is Disposition.CLOSED
+    assert views["F8"].suggested is Disposition.FIX_HERE  # cites the repair commit's lines
+    assert any(v.code for v in data.views)  # the cited code is there to show
+    _no_404(sandbox)
+
+
+def _decided(world: DemoFacts, sandbox: Sandbox) -> tuple[SyncSession, FindingsData]:
+    session = _session(world)
+    data = load_findings(session, _link(sandbox))
+    data = save_decision(session, data, "F1", Decision(Disposition.FIX_ON_MAIN, "lands on main"))
+    return session, data
+
+
+def test_the_reply_is_posted_once_even_when_pressed_twice(
+    world: DemoFacts, sandbox: Sandbox
+) -> None:
+    session, data = _decided(world, sandbox)
+    first = post_reply(session, data, threads=False)
+    second = post_reply(session, data, threads=False)
+    posts = [w for w in sandbox.writes if w["method"] == "POST" and w["path"].endswith("/comments")]
+    assert len(posts) == 1
+    assert not first[0].already_posted and second[0].already_posted
+    body = posts[0]["body"]["body"]
+    assert body.startswith(reply_text(data).rstrip())
+    assert "| F1" in body and "Fix on main" in body and "lands on main" in body
+    key = content_key("dispositions", data.pr.head_sha, reply_text(data))
+    assert markers_in(body) == {key}
+    _no_404(sandbox)
+
+
+def test_an_ambiguous_502_is_settled_by_reading_back_not_by_posting_again(
+    world: DemoFacts, sandbox: Sandbox
+) -> None:
+    session, data = _decided(world, sandbox)
+    sandbox.inject_fault("POST", r"/issues/\d+/comments$", 502, apply=True)
+    result = post_reply(session, data, threads=False)[0]
+    assert result.confirmed_after_error
+    posts = [w for w in sandbox.writes if w["method"] == "POST"]
+    assert len(posts) == 1
+
+
+def test_a_502_that_stored_nothing_is_one_line_and_a_second_press_posts_once(
+    world: DemoFacts, sandbox: Sandbox
+) -> None:
+    session, data = _decided(world, sandbox)
+    sandbox.inject_fault("POST", r"/issues/\d+/comments$", 502)
+    with pytest.raises(GitHubError, match=r"502.*not posted"):
+        post_reply(session, data, threads=False)
+    assert not [w for w in sandbox.writes if w["method"] == "POST" and w["status"] < 300]
+    post_reply(session, data, threads=False)
+    post_reply(session, data, threads=False)
+    stored = [w for w in sandbox.writes if w["method"] == "POST" and w["status"] < 300]
+    assert len(stored) == 1
+
+
+def test_thread_replies_go_to_each_threads_first_comment_once(
+    world: DemoFacts, sandbox: Sandbox
+) -> None:
+    session, data = _decided(world, sandbox)
+    post_reply(session, data, threads=True)
+    post_reply(session, data, threads=True)
+    replies = [w for w in sandbox.writes if "/replies" in w["path"]]
+    threads = {c for v in data.views for c in v.finding.comment_ids}
+    assert threads and len(replies) == len(threads)
+    top_level = {c.id for c in data.pr.review_comments if c.in_reply_to_id is None}
+    assert threads <= top_level
+    _no_404(sandbox)
+
+
+def test_a_refused_token_is_one_line_naming_its_source(world: DemoFacts) -> None:
+    scenario = demo_scenario(world)
+    scenario.valid_tokens = ["the-right-one"]
+    with Sandbox(scenario) as running:
+        link = _link(running)
+        with pytest.raises(GitHubError) as caught:
+            GitHubClient(link.target, link.token).pull_request(PR)
+    assert "the demo sandbox" in caught.value.message
+    assert "demo" not in caught.value.message.replace("the demo sandbox", "")
