@@ -44,18 +44,41 @@ class Config:
     github_repo: str = ""
     github_api_url: str = "https://api.github.com"
     github_web_url: str = "https://github.com"
+    codecov_api_url: str = "https://api.codecov.io"
+    # Status: DCO, CI and coverage.
+    dco_bots: tuple[str, ...] = ()  # author emails/names (fnmatch) exempt from sign-off
+    dco_maintainers: tuple[str, ...] = ()  # GitHub handles the override request is addressed to
+    ci_gate: str = ""  # the check whose state gates the merge ("" none)
+    ci_required: tuple[str, ...] = ()  # fnmatch patterns of required checks
+    ci_exempt: tuple[str, ...] = ()  # fnmatch patterns of checks that do not count
+    ci_trigger: str = "/ok to test {sha}"  # the comment that starts CI on a head
     sources: tuple[str, ...] = ()  # the files that were read, for the user to see
 
 
-_STRING_KEYS = {"main_branch", "dev_branch", "remote", "github_api_url", "github_web_url"}
-_OPTIONAL_STRING_KEYS = {"github_repo"}
-_LIST_KEYS = {"keep_dev", "override_from_main"}
+_STRING_KEYS = {
+    "main_branch",
+    "dev_branch",
+    "remote",
+    "github_api_url",
+    "github_web_url",
+    "codecov_api_url",
+    "ci_trigger",
+}
+_OPTIONAL_STRING_KEYS = {"github_repo", "ci_gate"}
+_LIST_KEYS = {
+    "keep_dev",
+    "override_from_main",
+    "dco_bots",
+    "dco_maintainers",
+    "ci_required",
+    "ci_exempt",
+}
 _INT_KEYS = {"slice_size"}
 KNOWN_KEYS = frozenset(_STRING_KEYS | _OPTIONAL_STRING_KEYS | _LIST_KEYS | _INT_KEYS)
 # Where the token is sent: a cloned repository's own file must never choose
 # that (it could send the maintainer's token to any server), so only the user
 # file and the command line may set these.
-USER_ONLY_KEYS = frozenset({"github_api_url", "github_web_url"})
+USER_ONLY_KEYS = frozenset({"github_api_url", "github_web_url", "codecov_api_url"})
 
 
 def user_config_path() -> Path:
@@ -117,7 +140,7 @@ def _apply(config: Config, path: Path, data: dict[str, Any]) -> Config:
     for key, value in data.items():
         if key in _LIST_KEYS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ConfigError(f"{path}: {key} must be a list of paths")
+                raise ConfigError(f"{path}: {key} must be a list of strings")
             values[key] = tuple(value)
         else:
             values[key] = value
