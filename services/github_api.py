@@ -333,6 +333,58 @@ def graphql(
     return data if isinstance(data, dict) else {}
 
 
+REVIEW_THREADS_QUERY = """
+query ReviewThreads($owner: String!, $name: String!, $number: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes {
+          isResolved
+          isOutdated
+          comments(first: 1) { nodes { databaseId } }
+        }
+      }
+    }
+  }
+}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadState:
+    """A review thread as GraphQL tells it (REST does not say whether it is resolved)."""
+
+    root_comment_id: int
+    resolved: bool
+    outdated: bool
+
+
+def review_threads(
+    target: GitHubTarget, token: Token, number: int, *, max_pages: int = 20
+) -> dict[int, ThreadState]:
+    """Each review thread of pull request ``number``, by its first comment's id."""
+    threads: dict[int, ThreadState] = {}
+    after: str | None = None
+    for _ in range(max_pages):
+        variables = {"owner": target.owner, "name": target.name, "number": number, "after": after}
+        data = graphql(target, token, REVIEW_THREADS_QUERY, variables)
+        pull = (data.get("repository") or {}).get("pullRequest") or {}
+        page = pull.get("reviewThreads") or {}
+        for node in page.get("nodes") or []:
+            first = ((node.get("comments") or {}).get("nodes") or [{}])[0]
+            root = first.get("databaseId")
+            if isinstance(root, int):
+                threads[root] = ThreadState(
+                    root, bool(node.get("isResolved")), bool(node.get("isOutdated"))
+                )
+        info = page.get("pageInfo") or {}
+        if not info.get("hasNextPage"):
+            break
+        after = info.get("endCursor")
+    return threads
+
+
 def graphql_url(api_url: str) -> str:
     """GraphQL's endpoint for a REST base URL, as PyGithub derives it."""
     base = api_url.rstrip("/")

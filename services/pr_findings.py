@@ -18,7 +18,16 @@ from services.errors import Cancelled, ServiceError
 from services.finding_models import Disposition, Finding, RangeOrigin
 from services.findings import collect_findings
 from services.gh_token import Token, find_token
-from services.github_api import GitHubClient, GitHubTarget, PostResult, content_key, target_for
+from services.github_api import (
+    GitHubClient,
+    GitHubError,
+    GitHubTarget,
+    PostResult,
+    ThreadState,
+    content_key,
+    review_threads,
+    target_for,
+)
 from services.gitobjects import read_contents
 from services.origin import classify_ranges, evidence_line, origin_summary, suggest_disposition
 from services.pr_models import PullRequest
@@ -49,6 +58,7 @@ class FindingView:
     summary: str  # "slice 12 · repair 1"
     evidence: str  # one sentence for the reply
     code: dict[int, tuple[str, ...]] = field(default_factory=dict)  # range index -> head lines
+    resolved_threads: int = 0  # of its inline threads, how many GitHub shows as resolved
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +115,16 @@ def load_findings(
         raise Cancelled("reading the findings was cancelled")
     say("Parsing the findings")
     findings = collect_findings(pr.reviews, pr.review_comments)
+    threads: dict[int, ThreadState] = {}
+    notes: list[str] = []
+    if any(f.comment_ids for f in findings):
+        say("Reading the review threads (GraphQL)")
+        try:
+            threads = review_threads(link.target, link.token, pr.number)
+        except GitHubError as error:  # REST has the comments; only "resolved" is missing
+            notes.append(f"thread resolution unknown: {error.message}")
     git, refs = session.git, session.refs
     merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
-    notes: list[str] = []
     if pr.head_sha != refs.head:
         notes.append(
             f"the pull request's head is {pr.head_sha[:12]}, the local head {refs.head[:12]}: "
@@ -135,6 +152,7 @@ def load_findings(
         snippets = {i: code[position + i] for i in range(len(mine)) if position + i in code}
         position += len(finding.ranges)
         suggested, reason = suggest_disposition(finding, mine)
+        resolved = sum(1 for c in finding.comment_ids if c in threads and threads[c].resolved)
         views.append(
             FindingView(
                 finding,
@@ -144,6 +162,7 @@ def load_findings(
                 origin_summary(mine),
                 evidence_line(finding, mine),
                 snippets,
+                resolved,
             )
         )
     book = load_book(git, link.target.full_name, pr.number)

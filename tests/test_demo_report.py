@@ -82,3 +82,36 @@ def test_remerge_diff_names_every_conflict_and_evil_merge(
     }
     assert changed_by_hand <= remerge
     assert set(demo_facts.evil_merge_files) <= remerge
+
+
+def test_demo_report_includes_its_pull_request_with_every_origin_class(tmp_path: Any) -> None:
+    from services.demo import build_world
+    from services.finding_models import Origin
+    from services.sandbox import demo_scenario
+
+    result = subprocess.run(
+        [sys.executable, "-m", "tui", "demo", "--dir", str(tmp_path / "demo"), "--no-open",
+         "--report", "json"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)  # stdout holds the report alone
+    facts = build_world(tmp_path / "demo")  # the same world, reused
+    promised = demo_scenario(facts).notes
+    assert data["pull_request"]["number"] == promised["pr_number"]
+    assert data["pull_request"]["head_sha"] == facts.repair
+    findings = {f["id"]: f for f in data["findings"]}
+    assert set(promised["findings"]) <= set(findings)
+    counted = {
+        origin
+        for f in data["findings"]
+        for r in f["ranges"]
+        for origin, n in r["origins"].items()
+        if n
+    }
+    assert counted == {o.value for o in Origin}
+    assert findings["F9"]["disposition"] == "closed"
+    for finding in data["findings"]:
+        assert set(finding) >= {"id", "severity", "category", "title", "ranges", "disposition"}
+        for cited in finding["ranges"]:
+            assert set(cited) >= {"path", "start", "end", "origins", "file_identical_to"}

@@ -166,3 +166,21 @@ def test_a_refused_token_is_one_line_naming_its_source(world: DemoFacts) -> None
             GitHubClient(link.target, link.token).pull_request(PR)
     assert "the demo sandbox" in caught.value.message
     assert "demo" not in caught.value.message.replace("the demo sandbox", "")
+
+
+def test_the_review_threads_query_is_valid_github_graphql_and_reads_the_threads(
+    world: DemoFacts, sandbox: Sandbox
+) -> None:
+    from services.github_api import REVIEW_THREADS_QUERY, review_threads
+    from services.sandbox.graphql_api import validate_query
+
+    assert validate_query(REVIEW_THREADS_QUERY) == []
+    link = _link(sandbox)
+    threads = review_threads(link.target, link.token, PR)
+    pr = GitHubClient(link.target, link.token).pull_request(PR)
+    roots = {c.id for c in pr.review_comments if c.in_reply_to_id is None}
+    assert set(threads) == roots
+    outdated = {c.id for c in pr.review_comments if c.in_reply_to_id is None and c.outdated}
+    assert {t.root_comment_id for t in threads.values() if t.outdated} == outdated
+    graphql_calls = [r for r in sandbox.requests if r["path"].endswith("graphql")]
+    assert graphql_calls and all(r["status"] == 200 for r in graphql_calls)

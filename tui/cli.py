@@ -15,7 +15,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -29,7 +29,9 @@ from services.sanitize import one_line
 from services.sync import SyncOptions, SyncSession, load_report, open_sync, writable_branch
 
 if TYPE_CHECKING:
+    from services.pr_findings import FindingsData, GitHubLink
     from services.repair_models import RepairPlan
+    from services.sandbox import Sandbox
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -83,6 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--no-open", action="store_true", help="build (or reuse) it, print its path and exit"
     )
+    demo.add_argument(
+        "--report",
+        choices=("text", "json", "markdown"),
+        help="print the demo's full report, its pull request included (with --no-open)",
+    )
     learn = commands.add_parser(
         "learn", help="remember how an earlier sync branch resolved its conflicts"
     )
@@ -91,6 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="print the sync's facts without a UI")
     _sync_options(report, inherited=True)
     report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    pull = report.add_mutually_exclusive_group()
+    pull.add_argument(
+        "--with-pr",
+        action="store_true",
+        help="also read the sync's pull request (found by the head branch) and its findings",
+    )
+    pull.add_argument("--pr", type=int, metavar="N", help="also read pull request N")
     findings = commands.add_parser("findings", help="parse review findings out of a text (offline)")
     findings.add_argument("--text-file", required=True, help='the review text ("-": stdin)')
     findings.add_argument("--format", choices=("text", "json"), default="text")
@@ -165,15 +179,27 @@ def _options(args: argparse.Namespace) -> SyncOptions:
 
 def _report(args: argparse.Namespace) -> int:
     session = open_sync(_options(args))
-    report = load_report(session)
-    if args.format == "json":
-        output = json.dumps(to_json(report, session.config), indent=2, ensure_ascii=False) + "\n"
-    elif args.format == "markdown":
-        output = to_markdown(report)
-    else:
-        output = to_text(report)
-    sys.stdout.write(output)
+    findings = None
+    if args.with_pr or args.pr is not None:
+        from services.pr_findings import github_link_for, load_findings
+
+        findings = load_findings(session, github_link_for(session, args.pr))
+    sys.stdout.write(_report_output(session, args.format, findings))
     return 0
+
+
+def _report_output(session: SyncSession, fmt: str, findings: FindingsData | None) -> str:
+    """The report in ``fmt``, with the pull request's sections when ``findings`` is given."""
+    from services.findings_report import findings_json, findings_text
+
+    report = load_report(session)
+    if fmt == "json":
+        data = to_json(report, session.config)
+        if findings is not None:
+            data |= findings_json(findings)
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    text = to_markdown(report) if fmt == "markdown" else to_text(report)
+    return text + (findings_text(findings) if findings is not None else "")
 
 
 def _learn(args: argparse.Namespace) -> int:
@@ -214,21 +240,46 @@ def _findings(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from services.demo import build_world
+    from services.sandbox import Sandbox, demo_scenario
 
     directory = args.dir or platformdirs.user_cache_path("syncdesk") / "demo"
     print(f"Building the demo world in {directory} ...", file=sys.stderr)
     facts = build_world(directory)
-    print(facts.repo)
-    if args.no_open:
+    if args.report is None:
+        print(facts.repo)  # scripts read the path; a report keeps stdout to itself
+    options = SyncOptions(repo=facts.repo, head=facts.sync_branch)
+    if args.no_open and args.report is None:
         return 0
-    return _run_app(SyncOptions(repo=facts.repo, head=facts.sync_branch))
+    # The demo's GitHub is a sandbox in this process, on 127.0.0.1: no network.
+    with Sandbox(demo_scenario(facts)) as sandbox:
+        link = _sandbox_link(sandbox)
+        if args.report is not None:
+            from services.pr_findings import load_findings
+
+            session = open_sync(options)
+            findings = load_findings(session, link)
+            sys.stdout.write(_report_output(session, args.report, findings))
+            if args.no_open:
+                return 0
+        return _run_app(options, github=lambda: link)
+
+
+def _sandbox_link(sandbox: Sandbox) -> GitHubLink:
+    from services.gh_token import Token
+    from services.github_api import GitHubTarget
+    from services.pr_findings import GitHubLink
+    from services.sandbox.demo_scenario import PR_NUMBER
+
+    scenario = sandbox.scenario
+    target = GitHubTarget(sandbox.base_url, scenario.web_url, scenario.owner, scenario.name)
+    return GitHubLink(target, Token("demo", "the demo sandbox"), PR_NUMBER)
 
 
 def _open_tui(args: argparse.Namespace) -> int:
     return _run_app(_options(args))
 
 
-def _run_app(options: SyncOptions) -> int:
+def _run_app(options: SyncOptions, github: Callable[[], GitHubLink] | None = None) -> int:
     # Textual is imported only when a screen is needed: report and demo
     # --no-open stay fast and work without a terminal.
     from tui.app import SyncDeskApp
@@ -236,7 +287,7 @@ def _run_app(options: SyncOptions) -> int:
     # Validate before the screen takes over the terminal, so a bad repository
     # or ref is one line in the shell rather than an error inside the app.
     session = open_sync(options)
-    SyncDeskApp(session).run()
+    SyncDeskApp(session, github=github).run()
     return 0
 
 

@@ -39,6 +39,10 @@ def render_detail(view: FindingView, decided: Decision | None) -> Text:
         if decided.note:
             text.append("Note:      ", "bold")
             text.append(visible(decided.note) + "\n")
+    if finding.comment_ids:
+        threads = len(finding.comment_ids)
+        text.append("Threads:   ", "bold")
+        text.append(f"{threads} inline, {view.resolved_threads} resolved on GitHub\n")
     text.append("\n")
     text.append(visible(finding.body.strip()) + "\n\n")
     text.append("Cited lines\n", "bold underline")
