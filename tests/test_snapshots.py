@@ -96,3 +96,33 @@ def test_repair_preview(snap_compare: Any, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(_fresh_app(tmp_path), terminal_size=(140, 40), run_before=run_before)
+
+
+def test_findings_screen(snap_compare: Any, tmp_path: Path) -> None:
+    from screens.findings_screen import FindingsScreen
+    from services.gh_token import Token
+    from services.github_api import GitHubTarget
+    from services.pr_findings import GitHubLink
+    from services.sandbox import Sandbox, demo_scenario
+    from tui.widgets.findings_table import FindingsTable
+
+    facts = build_world(tmp_path / "world")
+    with Sandbox(demo_scenario(facts)) as sandbox:
+        # The sandbox's port changes per run; nothing on screen shows it.
+        target = GitHubTarget(sandbox.base_url, "https://github.com", "lumen-ai", "lumen")
+        link = GitHubLink(target, Token("demo", "the demo sandbox"), 4242)
+
+        async def run_before(pilot: Any) -> None:
+            await _loaded(pilot)
+            await pilot.press("f")
+            for _ in range(400):
+                screen = pilot.app.screen
+                if isinstance(screen, FindingsScreen) and screen.data is not None:
+                    break
+                await pilot.pause(0.02)
+            table = pilot.app.screen.query_one(FindingsTable)
+            table.move_cursor(row=table.get_row_index("F8"))
+            await pilot.pause()
+
+        app = SyncDeskApp(demo_session(facts), github=lambda: link)
+        assert snap_compare(app, terminal_size=(160, 45), run_before=run_before)

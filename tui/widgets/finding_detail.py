@@ -67,7 +67,7 @@ def render_detail(view: FindingView, decided: Decision | None) -> Text:
         for run in origin.runs:
             style = ORIGIN_STYLES.get(run.origin, "")
             text.append(f"  {run.start}-{run.end} ", "dim")
-            text.append(f"{run.origin.value:<6}", f"bold {style}")
+            text.append(f"{run.origin.value:<7}", f"bold {style}")
             text.append(f" {run.commit[:10]} {one_line(run.subject)} — {one_line(run.author)}\n")
             for number in range(run.start, run.end + 1):
                 offset = number - origin.start

@@ -27,11 +27,11 @@ class FindingsTable(DataTable[Text]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        self.add_column("Id", key="id", width=7)
-        self.add_column("Severity", key="severity", width=10)
-        self.add_column("Title", key="title", width=34)
-        self.add_column("Origin", key="origin", width=22)
-        self.add_column("Disposition", key="disposition", width=22)
+        self.add_column("Id", key="id", width=5)
+        self.add_column("Severity", key="severity", width=9)
+        self.add_column("Title", key="title", width=30)
+        self.add_column("Origin", key="origin", width=16)
+        self.add_column("Disposition", key="disposition", width=26)
 
     def show(self, data: FindingsData) -> None:
         """Replace the rows, keeping the cursor on the same finding."""
