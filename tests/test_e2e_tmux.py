@@ -140,3 +140,29 @@ def test_a_hunk_edited_in_the_users_editor(
     tmux.keys("Escape")
     tmux.wait_for(lambda s: "healthy" in s, "the Slice screen again")
     tmux.keys("q")
+
+
+def test_demo_findings_and_a_reply_posted_to_the_in_process_sandbox(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    world = tmp_path / "world"
+    tmux.start([sys.executable, "-m", "tui", "demo", "--dir", str(world)], cwd=tmp_path)
+    tmux.wait_for(lambda s: "healthy" in s, "the Slice screen to load")
+    tmux.keys("f")
+    screen = tmux.wait_for(lambda s: "#4242" in s and "F10" in s, "the findings")
+    assert "repair 6" in screen and "slice 7" in screen  # origins traced on the real repo
+    tmux.keys("x")  # F1 (under the cursor): closed
+    tmux.wait_for(lambda s: "Closed" in s, "the disposition")
+    tmux.keys("R")
+    tmux.wait_for(lambda s: "exactly as it will be posted" in s, "the reply preview")
+    tmux.keys("p")
+    tmux.wait_for(lambda s: "Post (y)" in s, "the confirmation")
+    tmux.keys("y")
+    tmux.wait_for(lambda s: "Posted the reply" in s, "the post's confirmation")
+    tmux.keys("Escape")
+    tmux.wait_for(lambda s: "healthy" in s, "the Slice screen again")
+    tmux.keys("q")
+    deadline = time.monotonic() + 20
+    while not tmux.pane_dead() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert tmux.pane_dead(), "q did not quit syncdesk"

@@ -125,6 +125,7 @@ async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
     assert "Closed" in f6
     assert "- F6: moved upstream" in body
     assert any(m.startswith("Already posted") for m in messages), messages
+    assert not [r for r in sandbox.requests if r["status"] == 404]
     book = load_book(Git(world.repo), "lumen-ai/lumen", 4242)
     assert book.decisions["F8"].disposition is Disposition.FIX_ON_MAIN
     assert book.decisions["F6"].note == "moved upstream"
