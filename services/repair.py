@@ -26,7 +26,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from services.anatomy import SyncMerge, check_anatomy, find_sync_merge
-from services.commitwrite import create_commit, maintainer, read_commit, should_sign
+from services.commitwrite import (
+    create_commit,
+    maintainer,
+    read_commit,
+    should_sign,
+    with_signoff,
+)
 from services.conflict_models import shown
 from services.errors import BranchMovedError, NothingToDoError, ServiceError
 from services.git import Git
@@ -104,6 +110,50 @@ def plan_repair(
         main=main,
         slice_size=slice_size,
         author=first.author if first else None,
+        sign=should_sign(git),
+    )
+
+
+def plan_signoff(git: Git, branch: str, *, dev: str, main: str, slice_size: int) -> RepairPlan:
+    """Re-sign the repair: the same tree, its message with the maintainer's ``Signed-off-by``.
+
+    This is how a DCO failure of *our* commit is fixed (the merge is immutable
+    once pushed, and the imported commits keep their SHAs). Raises
+    :class:`NothingToDoError` when the repair already carries that sign-off,
+    and a :class:`ServiceError` when there is no single repair commit to re-sign.
+    """
+    clean_scratch(git)
+    short, ref, head = read_branch(git, branch)
+    merge = _sync_merge(git, short, head, dev, main)
+    if len(merge.on_top) != 1:
+        what = "no repair commit" if not merge.on_top else f"{len(merge.on_top)} commits"
+        raise ServiceError(
+            f"{one_line(short)} has {what} on the merge: write the repair first (W), "
+            "it is signed off when written"
+        )
+    repair = read_commit(git, head)
+    message = with_signoff(git, repair.message, maintainer(git))
+    if message == repair.message:
+        raise NothingToDoError(
+            f"nothing to write: the repair of {one_line(short)} is already signed off by you"
+        )
+    tree = tree_of(git, head)
+    return RepairPlan(
+        branch=short,
+        ref=ref,
+        old_head=head,
+        merge=merge.sha,
+        old_repair=head,
+        new_tree=tree,
+        message=message,
+        changes=(),
+        diff_stat=diff_stat(git, tree_of(git, merge.sha), tree),
+        diff_vs_old_repair="(the same files: only the message gains a Signed-off-by)\n",
+        replaces=merge.on_top,
+        dev=dev,
+        main=main,
+        slice_size=slice_size,
+        author=repair.author,
         sign=should_sign(git),
     )
 

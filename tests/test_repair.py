@@ -11,7 +11,7 @@ import pytest
 from services.errors import BranchMovedError, NothingToDoError, RefLockedError, ServiceError
 from services.git import Git
 from services.refmove import list_backups
-from services.repair import diff_text, plan_repair, write_repair
+from services.repair import diff_text, plan_repair, plan_signoff, write_repair
 from services.repair_message import BLOCK_HEADER
 from services.repair_models import FileChange
 from tests.syncrepo import ADA, BOB, build_sync_repo
@@ -348,3 +348,28 @@ def test_odd_paths_are_written_byte_for_byte(tmp_path):
         assert raw_git(sync.path, "cat-file", "blob", f"{head}:{path}") == raw
     message = raw_git(sync.path, "log", "-1", "--format=%B", head).decode()
     assert "- new^Jline.txt (added)" in message and "- caf\ufffd.txt (added)" in message
+
+
+def test_an_unsigned_repair_is_re_signed_with_the_same_tree(tmp_path):
+    sync = build_sync_repo(tmp_path / "r")
+    git = Git(sync.path)
+    old = branch_at(sync.path)
+    assert "Signed-off-by" not in raw_git(sync.path, "log", "-1", "--format=%B", old).decode()
+    signed = plan_signoff(git, "sync", dev="dev", main="main", slice_size=5)
+    assert signed.changes == () and signed.old_repair == old
+    result = write_repair(git, signed)
+    new = result.new_head
+    assert result.anatomy_ok and result.tree_verified and result.patch_id_same is True
+    assert raw_git(sync.path, "rev-parse", f"{new}^{{tree}}") == raw_git(
+        sync.path, "rev-parse", f"{old}^{{tree}}"
+    )
+    message = raw_git(sync.path, "log", "-1", "--format=%B", new).decode()
+    assert message.rstrip().endswith(f"Signed-off-by: {ADA[0]} <{ADA[1]}>")
+    with pytest.raises(NothingToDoError, match="already signed off"):
+        plan_signoff(git, "sync", dev="dev", main="main", slice_size=5)
+
+
+def test_without_a_repair_there_is_nothing_to_re_sign(tmp_path):
+    sync = build_sync_repo(tmp_path / "r", repair=False)
+    with pytest.raises(ServiceError, match="no repair commit"):
+        plan_signoff(Git(sync.path), "sync", dev="dev", main="main", slice_size=5)
