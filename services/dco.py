@@ -1,4 +1,4 @@
-"""The DCO app's sign-off rule, shared by the slice and (later) the Status screen.
+r"""The DCO app's sign-off rule, shared by the slice and (later) the Status screen.
 
 Two readings of a sign-off, on purpose:
 
@@ -6,7 +6,7 @@ Two readings of a sign-off, on purpose:
   trailer parser (``%(trailers:key=Signed-off-by)``), never by hand;
 - whether the sign-off *satisfies the DCO check* follows the DCO GitHub App
   exactly (dcoapp/app ``lib/dco.js``): it matches
-  ``/^Signed-off-by: (.*) <(.*)>$/img`` against every line of the message, not
+  ``/^Signed-off-by: (.*) <(.*)>\s*$/img`` against every line of the message, not
   only the trailer block (a squash-merge message often has its sign-offs above
   a ``Co-authored-by`` paragraph), and accepts the commit when one of them has a
   name of the author's or the committer's and an email of theirs, compared
@@ -30,7 +30,11 @@ class Signoff:
 
 
 # The app's pattern, flags and all: case-insensitive, anchored per line.
-_APP_SIGNOFF_LINE = re.compile(r"^Signed-off-by: (.*) <(.*)>$", re.IGNORECASE | re.MULTILINE)
+# Trailing whitespace after ">" is allowed, as the app's \s*$ allows it (but
+# only on the same line: JavaScript's \s would also swallow line breaks).
+_APP_SIGNOFF_LINE = re.compile(
+    r"^Signed-off-by: (.*) <(.*)>[ \t\f\v]*$", re.IGNORECASE | re.MULTILINE
+)
 
 
 def app_signoffs(message: str) -> tuple[Signoff, ...]:

@@ -30,13 +30,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
+from itertools import islice
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 import requests
 from github import Auth, Github, GithubException, GithubRetry
 from github.GithubException import BadCredentialsException, RateLimitExceededException
+from github.GithubObject import NotSet
 
 from services.config import Config
 from services.errors import Cancelled, ServiceError
@@ -90,6 +92,19 @@ class PostResult:
     html_url: str
     already_posted: bool  # the marker was found: nothing was sent
     confirmed_after_error: bool = False  # GitHub errored, but the comment is there
+
+
+@dataclass(frozen=True, slots=True)
+class PullSummary:
+    """A pull request as a list page gives it: enough to name it, no request per item."""
+
+    number: int
+    title: str
+    html_url: str
+    head_ref: str
+    head_sha: str
+    base_ref: str
+    merged_at: str  # ISO 8601; "" when it was closed without merging
 
 
 def target_for(git: Git, config: Config) -> GitHubTarget:
@@ -226,6 +241,40 @@ class GitHubClient:
             partial=tuple(partial),
         )
 
+    def merged_pulls(self, head_prefix: str, limit: int, *, scan: int = 300) -> list[PullSummary]:
+        """Merged pull requests whose head branch starts with ``head_prefix``, newest first.
+
+        GitHub's ``head`` filter takes one exact branch, so closed pull requests
+        are listed (newest created first) and filtered here. At most ``scan`` of
+        them are read (three pages of 100), so a long history costs a bounded
+        number of requests; only list-payload attributes are read.
+        """
+        repo = self._call(lambda: self._reads.get_repo(self.target.full_name))
+        listing = repo.get_pulls(state="closed", sort="created", direction="desc")
+
+        def collect() -> list[PullSummary]:
+            found: list[PullSummary] = []
+            for pull in islice(listing, scan):
+                if len(found) >= limit:
+                    break
+                if pull.merged_at is not None and pull.head.ref.startswith(head_prefix):
+                    found.append(_pull_summary(pull))
+            return found
+
+        return self._call(collect)
+
+    def check_runs(self, sha: str, name: str | None = None) -> list[CheckRun]:
+        """Every check run of commit ``sha`` (reruns included), named ``name`` if given.
+
+        ``filter=all`` keeps superseded runs: a DCO override is a *new* run, so
+        the earlier ``action_required`` one stays visible beside it. Newest first.
+        """
+        repo = self._call(lambda: self._reads.get_repo(self.target.full_name))
+        commit = self._call(lambda: repo.get_commit(sha))  # lazy: no request
+        listing = commit.get_check_runs(check_name=name or NotSet, filter="all")
+        runs, _complete = self._call(lambda: _limited(map(_check_run, listing), LIST_LIMIT))
+        return sorted(runs, key=lambda run: run.id, reverse=True)
+
     # -- writing ----------------------------------------------------------------------
 
     def post_comment(self, number: int, body: str, key: str) -> PostResult:
@@ -306,6 +355,55 @@ class GitHubClient:
         else:
             line = f"could not reach {host}: {type(error).__name__}"
         return GitHubError(one_line(line + tail))
+
+    # -- labels -----------------------------------------------------------------------
+
+    def labels(self, number: int) -> tuple[str, ...]:
+        """The labels on pull request (issue) ``number``, read now."""
+        repo = self._call(lambda: self._reads.get_repo(self.target.full_name))
+        issue = self._call(lambda: repo.get_issue(number))
+        return self._call(lambda: tuple(str(label.name) for label in issue.get_labels()))
+
+    def add_label(self, number: int, name: str) -> tuple[str, ...]:
+        """Put label ``name`` on pull request ``number``; its labels afterwards.
+
+        GitHub creates a label the repository does not have yet. The POST is
+        never retried: after a failure the labels are read back, and if
+        ``name`` is there the write counts as done.
+        """
+        return self._label_write(number, name, add=True)
+
+    def remove_label(self, number: int, name: str) -> tuple[str, ...]:
+        """Take label ``name`` off pull request ``number``; its labels afterwards.
+
+        The DELETE is never retried; after a failure (GitHub answers 404 when
+        the label is already gone) the labels are read back, and if ``name`` is
+        not there the write counts as done.
+        """
+        return self._label_write(number, name, add=False)
+
+    def _label_write(self, number: int, name: str, *, add: bool) -> tuple[str, ...]:
+        repo = self._call(lambda: self._writes.get_repo(self.target.full_name))
+        url = f"{repo.url}/issues/{number}/labels"
+        requester = self._writes.requester
+        try:
+            if add:
+                _headers, data = requester.requestJsonAndCheck(
+                    "POST", url, input={"labels": [name]}
+                )
+            else:
+                # quote(safe=""): a label such as "area/ci" must stay one path segment.
+                _headers, data = requester.requestJsonAndCheck(
+                    "DELETE", f"{url}/{quote(name, safe='')}"
+                )
+        except (GithubException, requests.exceptions.RequestException) as error:
+            after = self.labels(number)
+            if any(label.casefold() == name.casefold() for label in after) == add:
+                return after
+            raise self._error(error, "the label was not changed; press again to retry") from None
+        if isinstance(data, list):
+            return tuple(str(item["name"]) for item in data if isinstance(item, dict))
+        return self.labels(number)
 
 
 def graphql(
@@ -493,6 +591,18 @@ def _check_run(run: Any) -> CheckRun:
         details_url=run.details_url or "",
         started_at=_when(run.started_at),
         completed_at=_when(run.completed_at),
+    )
+
+
+def _pull_summary(pull: Any) -> PullSummary:
+    return PullSummary(
+        number=int(pull.number),
+        title=pull.title or "",
+        html_url=pull.html_url or "",
+        head_ref=pull.head.ref,
+        head_sha=pull.head.sha,
+        base_ref=pull.base.ref,
+        merged_at=_when(pull.merged_at),
     )
 
 

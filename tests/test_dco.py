@@ -57,3 +57,12 @@ def test_signoff_matches_like_the_app(message: str, matches: bool) -> None:
 def test_name_and_email_may_come_from_author_and_committer_separately() -> None:
     # lib/dco.js checks the name against both names and the email against both emails.
     assert _matches("x\n\nSigned-off-by: Carol Coder <ada@example.com>")
+
+
+def test_whitespace_after_the_closing_bracket_is_allowed_as_by_the_app() -> None:
+    from services.dco import app_signoffs
+
+    found = app_signoffs("Fix\n\nSigned-off-by: Ada Lovelace <ada@example.com>  \t\n")
+    assert [(s.name, s.email) for s in found] == [("Ada Lovelace", "ada@example.com")]
+    # but a sign-off never runs on into the next line
+    assert app_signoffs("Signed-off-by: A <a@x>\nSigned-off-by: B <b@x> \n")[1].name == "B"
