@@ -20,6 +20,7 @@ from screens.commit_screen import CommitScreen
 from screens.confirm_screen import ConfirmScreen
 from screens.findings_screen import FindingsScreen
 from screens.preview_screen import PreviewScreen
+from screens.status_screen import StatusScreen
 from screens.workspace_screen import WorkspaceScreen
 from services.models import SyncReport
 from services.push import push_with_lease
@@ -46,6 +47,7 @@ class SliceScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "conflicts", "Conflicts", id="slice.conflicts"),
         Binding("f", "findings", "Findings", id="slice.findings"),
+        Binding("s", "status", "Status", id="slice.status"),
         Binding("r", "reload", "Reload", id="slice.reload"),
         Binding("W", "write_repair", "Write repair", id="slice.write"),
         Binding("U", "undo", "Undo write", id="slice.undo"),
@@ -232,6 +234,12 @@ class SliceScreen(Screen[None]):
         link = getattr(self.app, "github_link", None)
         if callable(link):
             self.app.push_screen(FindingsScreen(self.session, link))
+
+    def action_status(self) -> None:
+        """Open DCO, coverage and CI status of the sync's pull request."""
+        link = getattr(self.app, "github_link", None)
+        if callable(link):
+            self.app.push_screen(StatusScreen(self.session, link), lambda _: self.action_reload())
 
     def action_cancel(self) -> None:
         """Stop loading."""

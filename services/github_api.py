@@ -28,7 +28,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from itertools import islice
 from typing import Any, TypeVar
@@ -333,6 +333,16 @@ class GitHubClient:
                 return PostResult(after.comment_id, after.html_url, False, True)
             raise self._error(error, "the reply was not posted; press again to retry") from None
         return PostResult(created.id, created.html_url or "", False)
+
+    def rate_limit(self) -> tuple[int, int, str]:
+        """``(remaining, limit, reset time)`` from the last answer's headers; no request.
+
+        ``(0, 0, "")`` before any answer carried them.
+        """
+        remaining, limit = self._reads.rate_limiting
+        reset = self._reads.rate_limiting_resettime
+        when = datetime.fromtimestamp(reset, UTC).strftime("%H:%M UTC") if reset else ""
+        return remaining, limit, when
 
     # -- errors -----------------------------------------------------------------------
 

@@ -45,6 +45,7 @@ class GitHubLink:
     target: GitHubTarget
     token: Token
     number: int | None = None  # None: found by the sync branch's name
+    codecov_url: str | None = None  # None: the configured codecov_api_url
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +169,7 @@ def load_findings(
     book = load_book(git, link.target.full_name, pr.number)
     if book.note:
         notes.append(book.note)
-    found = GitHubLink(link.target, link.token, pr.number)
+    found = GitHubLink(link.target, link.token, pr.number, link.codecov_url)
     return FindingsData(found, pr, tuple(views), book, refs.head, tuple(notes))
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from services.errors import NothingToDoError
 from services.push import lease_for
 from services.refmove import Backup, list_backups, read_branch
-from services.repair import plan_repair
+from services.repair import plan_repair, plan_signoff
 from services.repair_models import RepairPlan
 from services.resolved import approved_changes
 from services.sanitize import one_line
@@ -30,6 +30,18 @@ def plan_from_approved(session: SyncSession) -> RepairPlan:
         session.git,
         writable_branch(session),
         approved_changes(session),
+        dev=refs.dev,
+        main=refs.main,
+        slice_size=session.config.slice_size,
+    )
+
+
+def plan_signoff_for(session: SyncSession) -> RepairPlan:
+    """The session branch's repair, re-signed by the maintainer (same tree)."""
+    refs = session.refs
+    return plan_signoff(
+        session.git,
+        writable_branch(session),
         dev=refs.dev,
         main=refs.main,
         slice_size=session.config.slice_size,

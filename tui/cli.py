@@ -272,7 +272,7 @@ def _sandbox_link(sandbox: Sandbox) -> GitHubLink:
 
     scenario = sandbox.scenario
     target = GitHubTarget(sandbox.base_url, scenario.web_url, scenario.owner, scenario.name)
-    return GitHubLink(target, Token("demo", "the demo sandbox"), PR_NUMBER)
+    return GitHubLink(target, Token("demo", "the demo sandbox"), PR_NUMBER, sandbox.codecov_url)
 
 
 def _open_tui(args: argparse.Namespace) -> int:
