@@ -77,14 +77,14 @@ async def test_status_shows_dco_coverage_checks_and_the_description_check(
     notes = demo_scenario(world).notes
     async with _app(world, sandbox).run_test(size=SIZE) as pilot:
         _, text = await _status(pilot)
-        for sha in notes["dco_failing"]:  # type: ignore[union-attr]
+        for sha in notes["dco_failing"]:
             assert str(sha)[:10] in text
         assert "action_required" in text
         assert "70.13%" in text and "target 80.00%" in text
         assert "written by the merge resolution or the repair" in text
         assert "CI / functional" in text and "failure" in text
         assert "Verdict: failure" in text
-        for sha in notes["body_missing_shas"]:  # type: ignore[union-attr]
+        for sha in notes["body_missing_shas"]:
             assert str(sha)[:7] in text  # the description's missing SHAs are named
         assert "GitHub rate limit" in text
         await pilot.press("d")
