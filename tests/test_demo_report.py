@@ -111,6 +111,21 @@ def test_demo_report_includes_its_pull_request_with_every_origin_class(tmp_path:
     }
     assert counted == {o.value for o in Origin}
     assert findings["F9"]["disposition"] == "closed"
+    # The status sections (issue 6): what the sandbox was seeded with, found again.
+    assert [f["sha"] for f in data["dco"]["failing"]] == promised["dco_failing"]
+    assert all(f["imported"] for f in data["dco"]["failing"])
+    assert data["dco"]["github"]["conclusion"] == "action_required"
+    assert data["dco"]["precedent"] == promised["merged_sync_prs"]
+    patch = data["coverage"]["patch"]
+    assert patch["below_target"] is True and patch["coverage"] < patch["target"]
+    assert patch["ours_uncovered"]
+    assert data["checks"]["state"] == "failure"
+    assert data["checks"]["gate"] == "pending"  # the demo's .syncdesk.toml names the gate
+    assert {"name": "CI / functional", "state": "failure"}.items() <= next(
+        i for i in data["checks"]["items"] if i["name"] == "CI / functional"
+    ).items()
+    body = data["pr_body_check"]
+    assert body["ok"] is False and body["missing"] == promised["body_missing_shas"]
     for finding in data["findings"]:
         assert set(finding) >= {"id", "severity", "category", "title", "ranges", "disposition"}
         for cited in finding["ranges"]:

@@ -30,6 +30,7 @@ from services.sync import SyncOptions, SyncSession, load_report, open_sync, writ
 
 if TYPE_CHECKING:
     from services.pr_findings import FindingsData, GitHubLink
+    from services.pr_status import StatusData
     from services.repair_models import RepairPlan
     from services.sandbox import Sandbox
 
@@ -179,27 +180,52 @@ def _options(args: argparse.Namespace) -> SyncOptions:
 
 def _report(args: argparse.Namespace) -> int:
     session = open_sync(_options(args))
-    findings = None
+    findings = status = None
     if args.with_pr or args.pr is not None:
         from services.pr_findings import github_link_for, load_findings
+        from services.pr_status import load_status
 
         findings = load_findings(session, github_link_for(session, args.pr))
-    sys.stdout.write(_report_output(session, args.format, findings))
+        status = load_status(session, findings.link)
+    sys.stdout.write(_report_output(session, args.format, findings, status))
     return 0
 
 
-def _report_output(session: SyncSession, fmt: str, findings: FindingsData | None) -> str:
-    """The report in ``fmt``, with the pull request's sections when ``findings`` is given."""
+def _report_output(
+    session: SyncSession,
+    fmt: str,
+    findings: FindingsData | None,
+    status: StatusData | None = None,
+) -> str:
+    """The report in ``fmt``, with the pull request's sections when they were read."""
     from services.findings_report import findings_json, findings_text
+    from services.status_report import status_json
 
     report = load_report(session)
     if fmt == "json":
         data = to_json(report, session.config)
         if findings is not None:
             data |= findings_json(findings)
+        if status is not None:
+            data |= status_json(status)
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     text = to_markdown(report) if fmt == "markdown" else to_text(report)
-    return text + (findings_text(findings) if findings is not None else "")
+    if findings is not None:
+        text += findings_text(findings)
+    if status is not None:
+        text += _status_text(status)
+    return text
+
+
+def _status_text(status: StatusData) -> str:
+    from rich.console import Console
+
+    from tui.widgets.status_view import render_status
+
+    console = Console(width=100, color_system=None, force_terminal=False, record=True)
+    with console.capture() as captured:
+        console.print(render_status(status, hints=False))
+    return "\n" + captured.get()
 
 
 def _learn(args: argparse.Namespace) -> int:
@@ -247,6 +273,7 @@ def _demo(args: argparse.Namespace) -> int:
     facts = build_world(directory)
     if args.report is None:
         print(facts.repo)  # scripts read the path; a report keeps stdout to itself
+    _demo_settings(facts.repo)
     options = SyncOptions(repo=facts.repo, head=facts.sync_branch)
     if args.no_open and args.report is None:
         return 0
@@ -255,13 +282,26 @@ def _demo(args: argparse.Namespace) -> int:
         link = _sandbox_link(sandbox)
         if args.report is not None:
             from services.pr_findings import load_findings
+            from services.pr_status import load_status
 
             session = open_sync(options)
             findings = load_findings(session, link)
-            sys.stdout.write(_report_output(session, args.report, findings))
+            status = load_status(session, link)
+            sys.stdout.write(_report_output(session, args.report, findings, status))
             if args.no_open:
                 return 0
         return _run_app(options, github=lambda: link)
+
+
+def _demo_settings(repo: Path) -> None:
+    """The demo's own .syncdesk.toml (left untracked: the world's SHAs stay fixed)."""
+    settings = repo / ".syncdesk.toml"
+    if not settings.exists():
+        settings.write_text(
+            "# The demo's settings: who a DCO override request goes to, the CI gate.\n"
+            'dco_maintainers = ["@lumen-ai/maintainers"]\n'
+            'ci_gate = "CI / gate"\n'
+        )
 
 
 def _sandbox_link(sandbox: Sandbox) -> GitHubLink:

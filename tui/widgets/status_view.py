@@ -24,8 +24,8 @@ def _title(text: Text, title: str) -> None:
     text.append(f"\n{title}\n", "bold underline")
 
 
-def render_status(data: StatusData) -> Text:
-    """Every section, one after the other."""
+def render_status(data: StatusData, *, hints: bool = True) -> Text:
+    """Every section, one after the other (``hints``: the keys that act on them)."""
     text = Text()
     pr = data.pr
     text.append(f"#{pr.number} {one_line(pr.title)}\n", "bold")
@@ -35,14 +35,14 @@ def render_status(data: StatusData) -> Text:
     text.append("\n")
     for note in data.notes:
         text.append(f"note: {one_line(note)}\n", WAIT)
-    _dco(text, data)
+    _dco(text, data, hints)
     _coverage(text, data)
-    _checks(text, data)
-    _body(text, data)
+    _checks(text, data, hints)
+    _body(text, data, hints)
     return text
 
 
-def _dco(text: Text, data: StatusData) -> None:
+def _dco(text: Text, data: StatusData, hints: bool) -> None:
     dco = data.dco
     _title(text, "DCO")
     github = dco.github
@@ -63,12 +63,15 @@ def _dco(text: Text, data: StatusData) -> None:
         return
     text.append(f"{len(dco.failures)} fail\n", BAD)
     for failure in dco.failures:
-        kind = "imported" if failure.imported else "ours: re-sign the repair (s)"
+        kind = "imported" if failure.imported else "ours: re-sign the repair"
+        if hints and not failure.imported:
+            kind += " (s)"
         text.append(f"  {failure.sha[:10]} ", "bold")
         text.append(f"{one_line(failure.subject)[:60]} — {one_line(failure.reason)}")
         text.append(f"  [{kind}]\n", "dim" if failure.imported else WAIT)
     if dco.needs_override:
-        text.append("Imported commits keep their SHAs: o drafts the override request", WAIT)
+        ask = ": o drafts the override request" if hints else ": an override is needed"
+        text.append("Imported commits keep their SHAs" + ask, WAIT)
         if data.precedent:
             numbers = ", ".join(f"#{p.number}" for p in data.precedent)
             text.append(f" (precedent: {numbers})", WAIT)
@@ -113,7 +116,7 @@ def _check_line(text: Text, item: CheckItem) -> None:
     text.append(f"{one_line(item.description)[:60]}\n", "dim")
 
 
-def _checks(text: Text, data: StatusData) -> None:
+def _checks(text: Text, data: StatusData, hints: bool) -> None:
     checks = data.checks
     _title(text, "CI")
     style = BAD if checks.state == "failure" else GOOD if checks.state == "success" else WAIT
@@ -127,17 +130,19 @@ def _checks(text: Text, data: StatusData) -> None:
         text.append(f"  … {one_line(name)} has not reported yet (the gate)\n", WAIT)
     for item in checks.items:
         _check_line(text, item)
-    text.append("t posts the CI trigger for this head; l adds or removes a label\n", "dim")
+    if hints:
+        text.append("t posts the CI trigger for this head; l adds or removes a label\n", "dim")
 
 
-def _body(text: Text, data: StatusData) -> None:
+def _body(text: Text, data: StatusData, hints: bool) -> None:
     body = data.body
     _title(text, "PR description")
     if body.ok:
         text.append(f"✓ lists the {len(body.listed)} slice commits in order\n", GOOD)
     for problem in body.problems:
         text.append(f"✗ {one_line(problem)}\n", BAD)
-    text.append("d shows a description generated from the verified facts\n", "dim")
+    if hints:
+        text.append("d shows a description generated from the verified facts\n", "dim")
     if data.rate is not None:
         rate = data.rate
         text.append(f"\nGitHub rate limit: {rate.remaining}/{rate.limit}", "dim")
