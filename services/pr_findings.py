@@ -32,7 +32,7 @@ from services.gitobjects import read_contents
 from services.origin import classify_ranges, evidence_line, origin_summary, suggest_disposition
 from services.pr_models import PullRequest
 from services.reply import ReplyRow, compose_reply, thread_reply
-from services.sanitize import decode
+from services.sanitize import decode, one_line
 from services.sync import SyncSession
 
 CODE_LINES_PER_RANGE = 60  # the detail view shows at most this many lines of each range
@@ -92,6 +92,19 @@ def github_link_for(session: SyncSession, number: int | None = None) -> GitHubLi
     return GitHubLink(target, find_token(target.api_url), number)
 
 
+def pull_number(session: SyncSession, link: GitHubLink, client: GitHubClient) -> int:
+    """The link's pull request number, else the newest one whose head is the sync branch."""
+    if link.number is not None:
+        return link.number
+    branch = session.refs.head_name.removeprefix("refs/heads/")
+    number = client.find_pull(branch)
+    if number is None:
+        raise ServiceError(
+            f"no pull request on {link.target.full_name} has {one_line(branch)} as its head branch"
+        )
+    return number
+
+
 def load_findings(
     session: SyncSession,
     link: GitHubLink,
@@ -102,16 +115,8 @@ def load_findings(
     """Read the pull request, parse its findings and blame every cited range."""
     say = progress or (lambda _step: None)
     client = GitHubClient(link.target, link.token)
-    number = link.number
-    if number is None:
-        say("Finding the pull request")
-        branch = session.refs.head_name.removeprefix("refs/heads/")
-        number = client.find_pull(branch)
-        if number is None:
-            raise ServiceError(
-                f"no pull request on {link.target.full_name} has {branch} as its head branch"
-            )
-    pr = client.pull_request(number, progress=say, cancelled=cancelled)
+    say("Finding the pull request")
+    pr = client.pull_request(pull_number(session, link, client), progress=say, cancelled=cancelled)
     if cancelled is not None and cancelled():
         raise Cancelled("reading the findings was cancelled")
     say("Parsing the findings")

@@ -24,11 +24,11 @@ from services.dco_status import (
     post_override_request,
     sync_branch_prefix,
 )
-from services.errors import Cancelled, ServiceError
+from services.errors import Cancelled
 from services.github_api import GitHubClient, PostResult
 from services.models import SyncReport
 from services.pr_body import BodyCheck, generate_body, verify_body
-from services.pr_findings import GitHubLink
+from services.pr_findings import GitHubLink, pull_number
 from services.pr_models import PullRequest
 from services.sync import SyncSession, load_report
 
@@ -77,15 +77,7 @@ def load_status(
             raise Cancelled("reading the status was cancelled")
 
     client = GitHubClient(link.target, link.token)
-    number = link.number
-    if number is None:
-        branch = session.refs.head_name.removeprefix("refs/heads/")
-        number = client.find_pull(branch)
-        if number is None:
-            raise ServiceError(
-                f"no pull request on {link.target.full_name} has {branch} as its head branch"
-            )
-    pr = client.pull_request(number, progress=say, cancelled=cancelled)
+    pr = client.pull_request(pull_number(session, link, client), progress=say, cancelled=cancelled)
     check()
     say("Reading the sync")
     report = load_report(session, cancelled=cancelled, detail=False)

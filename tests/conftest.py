@@ -45,4 +45,5 @@ def repo(tmp_path: Path) -> GitRepo:
     return GitRepo(tmp_path / "repo")
 
 
+from tests.prworld import pr_sandbox, pr_world  # noqa: E402,F401  (shared fixtures)
 from tests.worlds import demo_facts  # noqa: E402,F401  (a shared fixture)

@@ -2,63 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from screens.confirm_screen import ConfirmScreen
 from screens.findings_screen import FindingsScreen
 from screens.reply_screen import ReplyPreviewScreen
-from services.demo import DemoFacts, build_world
+from services.demo import DemoFacts
 from services.dispositions import load_book
 from services.finding_models import Disposition
-from services.gh_token import Token
 from services.git import Git
-from services.github_api import GitHubTarget
-from services.pr_findings import GitHubLink
-from services.sandbox import Sandbox, demo_scenario
-from services.sync import SyncOptions, open_sync
-from tui.app import SyncDeskApp
+from services.sandbox import Sandbox
+from tests.prworld import pr_app, until_screen
 from tui.widgets.findings_table import FindingsTable
 
 SIZE = (160, 45)
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> DemoFacts:
-    return build_world(tmp_path / "world")
-
-
-@pytest.fixture
-def sandbox(world: DemoFacts) -> Iterator[Sandbox]:
-    with Sandbox(demo_scenario(world)) as running:
-        yield running
-
-
-def _app(world: DemoFacts, sandbox: Sandbox) -> SyncDeskApp:
-    target = GitHubTarget(sandbox.base_url, "https://github.com", "lumen-ai", "lumen")
-    link = GitHubLink(target, Token("demo", "the demo sandbox"))
-    session = open_sync(
-        SyncOptions(repo=world.repo, head=world.sync_branch), user_config=Path("/nonexistent")
-    )
-    return SyncDeskApp(session, github=lambda: link)
-
-
-async def _until(pilot: Any, what: type) -> Any:
-    for _ in range(400):
-        if isinstance(pilot.app.screen, what):
-            await pilot.pause()
-            return pilot.app.screen
-        await pilot.pause(0.02)
-    raise AssertionError(f"no {what.__name__}: {[n.message for n in pilot.app._notifications]}")
-
-
 async def _findings(pilot: Any) -> FindingsScreen:
     await pilot.app.workers.wait_for_complete()
     await pilot.press("f")
-    screen: FindingsScreen = await _until(pilot, FindingsScreen)
+    screen: FindingsScreen = await until_screen(pilot, FindingsScreen)
     for _ in range(400):
         if screen.data is not None:
             break
@@ -76,9 +39,10 @@ async def _select(pilot: Any, screen: FindingsScreen, finding_id: str) -> None:
 
 
 async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
-    world: DemoFacts, sandbox: Sandbox
+    pr_world: DemoFacts, pr_sandbox: Sandbox
 ) -> None:
-    async with _app(world, sandbox).run_test(size=SIZE) as pilot:
+    world, sandbox = pr_world, pr_sandbox
+    async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
         screen = await _findings(pilot)
         data = screen.data
         assert data is not None
@@ -96,24 +60,24 @@ async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
         await pilot.press("ctrl+s")
         await pilot.pause(0.3)
         await pilot.press("R")
-        preview = await _until(pilot, ReplyPreviewScreen)
+        preview = await until_screen(pilot, ReplyPreviewScreen)
         text = str(preview.query_one("#reply-text").render())
         assert "| F8" in text and "moved upstream" in text
         await pilot.press("p")
-        await _until(pilot, ConfirmScreen)
+        await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
-        await _until(pilot, FindingsScreen)
+        await until_screen(pilot, FindingsScreen)
         for _ in range(200):
             if [w for w in sandbox.writes if w["method"] == "POST"]:
                 break
             await pilot.pause(0.02)
         # A second press finds the first post: nothing is sent again.
         await pilot.press("R")
-        await _until(pilot, ReplyPreviewScreen)
+        await until_screen(pilot, ReplyPreviewScreen)
         await pilot.press("p")
-        await _until(pilot, ConfirmScreen)
+        await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
-        await _until(pilot, FindingsScreen)
+        await until_screen(pilot, FindingsScreen)
         await pilot.pause(0.5)
         messages = [n.message for n in pilot.app._notifications]
     posts = [w for w in sandbox.writes if w["method"] == "POST"]
@@ -131,13 +95,14 @@ async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
     assert book.decisions["F6"].note == "moved upstream"
 
 
-async def test_decisions_survive_a_restart(world: DemoFacts, sandbox: Sandbox) -> None:
-    async with _app(world, sandbox).run_test(size=SIZE) as pilot:
+async def test_decisions_survive_a_restart(pr_world: DemoFacts, pr_sandbox: Sandbox) -> None:
+    world, sandbox = pr_world, pr_sandbox
+    async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
         screen = await _findings(pilot)
         await _select(pilot, screen, "F7")
         await pilot.press("h")
         await pilot.pause(0.3)
-    async with _app(world, sandbox).run_test(size=SIZE) as pilot:
+    async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
         screen = await _findings(pilot)
         assert screen.data is not None
         decided = screen.data.decision("F7")

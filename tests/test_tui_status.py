@@ -2,57 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from screens.confirm_screen import ConfirmScreen
 from screens.status_screen import StatusScreen
 from screens.text_preview_screen import TextPreviewScreen
-from services.demo import DemoFacts, build_world
-from services.gh_token import Token
-from services.github_api import GitHubTarget
-from services.pr_findings import GitHubLink
+from services.demo import DemoFacts
 from services.sandbox import Sandbox, demo_scenario
-from services.sync import SyncOptions, open_sync
-from tui.app import SyncDeskApp
+from tests.prworld import pr_app, until_screen
 
 SIZE = (160, 60)
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> DemoFacts:
-    return build_world(tmp_path / "world")
-
-
-@pytest.fixture
-def sandbox(world: DemoFacts) -> Iterator[Sandbox]:
-    with Sandbox(demo_scenario(world)) as running:
-        yield running
-
-
-def _app(world: DemoFacts, sandbox: Sandbox) -> SyncDeskApp:
-    target = GitHubTarget(sandbox.base_url, "https://github.com", "lumen-ai", "lumen")
-    link = GitHubLink(target, Token("demo", "the demo sandbox"), 4242, sandbox.codecov_url)
-    options = SyncOptions(repo=world.repo, head=world.sync_branch)
-    return SyncDeskApp(open_sync(options, user_config=Path("/nonexistent")), github=lambda: link)
-
-
-async def _until(pilot: Any, what: type) -> Any:
-    for _ in range(400):
-        if isinstance(pilot.app.screen, what):
-            await pilot.pause()
-            return pilot.app.screen
-        await pilot.pause(0.02)
-    raise AssertionError(f"no {what.__name__}: {[n.message for n in pilot.app._notifications]}")
 
 
 async def _status(pilot: Any) -> tuple[StatusScreen, str]:
     await pilot.app.workers.wait_for_complete()
     await pilot.press("s")
-    screen: StatusScreen = await _until(pilot, StatusScreen)
+    screen: StatusScreen = await until_screen(pilot, StatusScreen)
     for _ in range(400):
         if screen.data is not None:
             break
@@ -72,10 +37,11 @@ async def _posted(pilot: Any, sandbox: Sandbox, count: int) -> list[dict[str, An
 
 
 async def test_status_shows_dco_coverage_checks_and_the_description_check(
-    world: DemoFacts, sandbox: Sandbox
+    pr_world: DemoFacts, pr_sandbox: Sandbox
 ) -> None:
+    world, sandbox = pr_world, pr_sandbox
     notes = demo_scenario(world).notes
-    async with _app(world, sandbox).run_test(size=SIZE) as pilot:
+    async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
         _, text = await _status(pilot)
         for sha in notes["dco_failing"]:
             assert str(sha)[:10] in text
@@ -88,7 +54,7 @@ async def test_status_shows_dco_coverage_checks_and_the_description_check(
             assert str(sha)[:7] in text  # the description's missing SHAs are named
         assert "GitHub rate limit" in text
         await pilot.press("d")
-        preview = await _until(pilot, TextPreviewScreen)
+        preview = await until_screen(pilot, TextPreviewScreen)
         generated = str(preview.query_one("#text-preview-text").render())
         assert all(sha[:7] in generated for sha in world.slice)
         await pilot.press("escape")
@@ -96,23 +62,24 @@ async def test_status_shows_dco_coverage_checks_and_the_description_check(
 
 
 async def test_the_override_request_and_the_ci_trigger_are_each_posted_once(
-    world: DemoFacts, sandbox: Sandbox
+    pr_world: DemoFacts, pr_sandbox: Sandbox
 ) -> None:
-    async with _app(world, sandbox).run_test(size=SIZE) as pilot:
+    world, sandbox = pr_world, pr_sandbox
+    async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
         await _status(pilot)
         for _ in range(2):  # the second time finds the first post
             await pilot.press("o")
-            await _until(pilot, TextPreviewScreen)
+            await until_screen(pilot, TextPreviewScreen)
             await pilot.press("p")
-            await _until(pilot, ConfirmScreen)
+            await until_screen(pilot, ConfirmScreen)
             await pilot.press("y")
-            await _until(pilot, StatusScreen)
+            await until_screen(pilot, StatusScreen)
             await _posted(pilot, sandbox, 1)
         for _ in range(2):
             await pilot.press("t")
-            await _until(pilot, ConfirmScreen)
+            await until_screen(pilot, ConfirmScreen)
             await pilot.press("y")
-            await _until(pilot, StatusScreen)
+            await until_screen(pilot, StatusScreen)
             await _posted(pilot, sandbox, 2)
         messages = [n.message for n in pilot.app._notifications]
     posts = [w for w in sandbox.writes if w["method"] == "POST"]

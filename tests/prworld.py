@@ -1,0 +1,55 @@
+"""A demo world with its GitHub sandbox running, and an app wired to it (for Pilot tests)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.demo import DemoFacts, build_world
+from services.gh_token import Token
+from services.github_api import GitHubTarget
+from services.pr_findings import GitHubLink
+from services.sandbox import Sandbox, demo_scenario
+from services.sync import SyncOptions, open_sync
+from tui.app import SyncDeskApp
+
+PR_NUMBER = 4242
+
+
+@pytest.fixture
+def pr_world(tmp_path: Path) -> DemoFacts:
+    """A fresh demo world (tests write decisions and comments into it)."""
+    return build_world(tmp_path / "world")
+
+
+@pytest.fixture
+def pr_sandbox(pr_world: DemoFacts) -> Iterator[Sandbox]:
+    """The demo's GitHub, on 127.0.0.1, for one test."""
+    with Sandbox(demo_scenario(pr_world)) as running:
+        yield running
+
+
+def sandbox_link(sandbox: Sandbox, number: int | None = PR_NUMBER) -> GitHubLink:
+    """How the app reaches the sandbox: as github.com, only the base URL differs."""
+    target = GitHubTarget(sandbox.base_url, "https://github.com", "lumen-ai", "lumen")
+    return GitHubLink(target, Token("demo", "the demo sandbox"), number, sandbox.codecov_url)
+
+
+def pr_app(world: DemoFacts, sandbox: Sandbox, number: int | None = PR_NUMBER) -> SyncDeskApp:
+    """The app on the demo's sync branch, its pull request served by ``sandbox``."""
+    link = sandbox_link(sandbox, number)
+    options = SyncOptions(repo=world.repo, head=world.sync_branch)
+    return SyncDeskApp(open_sync(options, user_config=Path("/nonexistent")), github=lambda: link)
+
+
+async def until_screen(pilot: Any, what: type) -> Any:
+    """Wait until ``what`` is on top (a worker may still be waiting on it)."""
+    for _ in range(400):
+        if isinstance(pilot.app.screen, what):
+            await pilot.pause()
+            return pilot.app.screen
+        await pilot.pause(0.02)
+    raise AssertionError(f"no {what.__name__}: {[n.message for n in pilot.app._notifications]}")
