@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import partial
 from typing import ClassVar
 
@@ -20,7 +21,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from screens.confirm_screen import ConfirmScreen
 from screens.note_screen import NoteScreen
 from screens.reply_screen import ReplyPreviewScreen
-from services.dispositions import Decision
+from services.dispositions import Book, Decision, decide, load_book
 from services.finding_models import Disposition
 from services.pr_findings import (
     FindingsData,
@@ -29,10 +30,9 @@ from services.pr_findings import (
     load_findings,
     post_reply,
     reply_text,
-    save_decision,
 )
 from services.sanitize import one_line
-from services.sync import SyncSession
+from services.sync import SyncSession, reopen
 from tui.text import error_line
 from tui.widgets.finding_detail import render_detail
 from tui.widgets.findings_table import FindingsTable
@@ -44,6 +44,15 @@ class FindingsProgressed(Message):
     def __init__(self, step: str) -> None:
         super().__init__()
         self.step = step
+
+
+class DecisionSaved(Message):
+    """A disposition reached the disk (posted from the saver thread), or failed to."""
+
+    def __init__(self, book: Book | None, error: str) -> None:
+        super().__init__()
+        self.book = book
+        self.error = error
 
 
 class FindingsScreen(Screen[None]):
@@ -66,6 +75,7 @@ class FindingsScreen(Screen[None]):
         self.session = session
         self._link = link  # resolved in the worker: finding the token may run `gh`
         self.data: FindingsData | None = None
+        self._replying = False
         self._saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="syncdesk-findings")
 
     def compose(self) -> ComposeResult:
@@ -84,7 +94,9 @@ class FindingsScreen(Screen[None]):
         self.action_reload()
 
     def on_unmount(self) -> None:
-        self._saver.shutdown(wait=True)  # every decision reaches the disk before we go
+        # Queued decisions still reach the disk (the executor's thread finishes
+        # its queue; Python joins it at exit); the event loop does not wait.
+        self._saver.shutdown(wait=False)
 
     # -- loading ----------------------------------------------------------------------
 
@@ -105,8 +117,10 @@ class FindingsScreen(Screen[None]):
         def progress(step: str) -> None:
             self.post_message(FindingsProgressed(step))
 
+        # The refs are read again: a write, a re-sign or a push elsewhere moved them.
+        self.session = session = reopen(self.session)
         return load_findings(
-            self.session, link, progress=progress, cancelled=lambda: worker.is_cancelled
+            session, link, progress=progress, cancelled=lambda: worker.is_cancelled
         )
 
     def on_findings_progressed(self, message: FindingsProgressed) -> None:
@@ -199,38 +213,65 @@ class FindingsScreen(Screen[None]):
         # Saved before the screen shows it: a decision on screen is a decision
         # on disk. One writer thread keeps the saves in the order of the keys
         # pressed (m then x on one finding ends as x), off the event loop.
-        self._saver.submit(self._save_now, finding_id, decision)
-
-    def _save_now(self, finding_id: str, decision: Decision) -> None:
-        data = self.data
-        assert data is not None
-        try:
-            saved = save_decision(self.session, data, finding_id, decision)
-        except Exception as error:
-            self.app.call_from_thread(
-                self.notify, f"not saved: {error_line(error)}", severity="error", markup=False
-            )
-            return
-        self.app.call_from_thread(self._saved, saved)
-
-    def _saved(self, saved: FindingsData) -> None:
-        if self.data is None:
-            return
-        self.data = FindingsData(
-            self.data.link, self.data.pr, self.data.views, saved.book, self.data.local_head,
-            self.data.notes,
-        )  # fmt: skip
-        self.query_one(FindingsTable).show(self.data)
-        self._show_detail()
-
-    # -- the reply --------------------------------------------------------------------
-
-    @work(exclusive=True, group="findings-reply", exit_on_error=False)
-    async def action_reply(self) -> None:
-        """Preview the dispositions reply, then post it once, after a confirmation."""
         data = self.data
         if data is None:
             return
+        repo, number = data.link.target.full_name, data.pr.number
+        self._saver.submit(self._save_now, repo, number, finding_id, decision)
+
+    def _save_now(self, repo: str, number: int, finding_id: str, decision: Decision) -> None:
+        # On the saver thread. It reports with post_message, which never waits
+        # for the event loop: call_from_thread would, and the screen's unmount
+        # (which lets this thread finish) runs on that loop.
+        try:
+            book = decide(self.session.git, repo, number, finding_id, decision)
+        except Exception as error:
+            self.post_message(DecisionSaved(None, f"not saved: {error_line(error)}"))
+            return
+        self.post_message(DecisionSaved(book, ""))
+
+    def on_decision_saved(self, message: DecisionSaved) -> None:
+        if message.error:
+            self.notify(message.error, severity="error", markup=False, timeout=12)
+            return
+        if self.data is None or message.book is None or not self.is_mounted:
+            return
+        self.data = replace(self.data, book=message.book)
+        self.query_one(FindingsTable).show(self.data)
+        self._show_detail()
+
+    def _drain(self) -> None:
+        """Wait (in a thread) until every decision pressed so far is on disk."""
+        self._saver.submit(lambda: None).result()
+
+    # -- the reply --------------------------------------------------------------------
+
+    def action_reply(self) -> None:
+        """Preview the dispositions reply, then post it once, after a confirmation."""
+        if self._replying:
+            # A second worker would not stop the first one's thread from posting.
+            self.notify("A reply is already in progress.", markup=False)
+            return
+        self._replying = True
+        self._reply()
+
+    @work(group="findings-reply", exit_on_error=False)
+    async def _reply(self) -> None:
+        try:
+            await self._reply_flow()
+        finally:
+            self._replying = False
+
+    async def _reply_flow(self) -> None:
+        data = self.data
+        if data is None:
+            return
+        # The reply must hold every decision pressed so far: wait for the saver,
+        # then read the book as it is on disk (another window may have added to it).
+        await asyncio.to_thread(self._drain)
+        git, repo, number = self.session.git, data.link.target.full_name, data.pr.number
+        book = await asyncio.to_thread(load_book, git, repo, number)
+        data = self.data = replace(data, book=book)
         text = reply_text(data)
         threads = sum(len(v.finding.comment_ids) for v in data.views)
         choice = await self.app.push_screen_wait(ReplyPreviewScreen(data.pr.number, text, threads))

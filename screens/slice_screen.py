@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from functools import partial
 from typing import ClassVar
 
 from textual import on, work
@@ -59,6 +60,7 @@ class SliceScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.report: SyncReport | None = None
+        self._acting = False
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
@@ -139,9 +141,8 @@ class SliceScreen(Screen[None]):
 
     def action_write_repair(self) -> None:
         """Preview the repair the approved resolutions make, and write it on confirmation."""
-        self._write_repair()
+        self._one_at_a_time(self._write_repair)
 
-    @work(exclusive=True, group="branch-write", exit_on_error=False)
     async def _write_repair(self) -> None:
         session = self.session
         try:
@@ -162,9 +163,8 @@ class SliceScreen(Screen[None]):
 
     def action_undo(self) -> None:
         """Restore the branch to the backup taken before syncdesk's last write."""
-        self._undo()
+        self._one_at_a_time(self._undo)
 
-    @work(exclusive=True, group="branch-write", exit_on_error=False)
     async def _undo(self) -> None:
         session = self.session
         try:
@@ -174,7 +174,14 @@ class SliceScreen(Screen[None]):
             if not await self.app.push_screen_wait(ConfirmScreen(undo_question(target), "Undo")):
                 return
             self._busy("Restoring the backup…")
-            result = await asyncio.to_thread(undo_last, session.git, target.branch)
+            undo = partial(
+                undo_last,
+                session.git,
+                target.branch,
+                expected_head=target.head,
+                expected_backup=target.backup.ref,
+            )
+            result = await asyncio.to_thread(undo)
         except Exception as error:
             self._failed(error)
             return
@@ -183,9 +190,8 @@ class SliceScreen(Screen[None]):
 
     def action_push(self) -> None:
         """Push the branch with a lease on the remote's expected commit, after a confirmation."""
-        self._push()
+        self._one_at_a_time(self._push)
 
-    @work(exclusive=True, group="branch-write", exit_on_error=False)
     async def _push(self) -> None:
         session = self.session
         try:
@@ -196,9 +202,15 @@ class SliceScreen(Screen[None]):
                 self.notify("Nothing was pushed.", markup=False)
                 return
             self._busy(f"Pushing to {lease.remote}…")
-            result = await asyncio.to_thread(
-                push_with_lease, session.git, lease.remote, lease.branch, lease.expected
+            push = partial(
+                push_with_lease,
+                session.git,
+                lease.remote,
+                lease.branch,
+                lease.expected,
+                head=lease.head,
             )
+            result = await asyncio.to_thread(push)
         except Exception as error:
             self._failed(error)
             return
@@ -210,6 +222,23 @@ class SliceScreen(Screen[None]):
             markup=False,
             timeout=12,
         )
+
+    def _one_at_a_time(self, flow: Callable[[], Awaitable[None]]) -> None:
+        # One branch action at a time, and never by cancelling the one running:
+        # its git thread would go on (a write, a push) with its result unseen,
+        # and a push could send a head other than the one confirmed.
+        if self._acting:
+            self.notify("Another write, undo or push is in progress.", markup=False)
+            return
+        self._acting = True
+        self._act(flow)
+
+    @work(group="branch-write", exit_on_error=False)
+    async def _act(self, flow: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await flow()
+        finally:
+            self._acting = False
 
     def _busy(self, line: str) -> None:
         self.query_one("#loading-bar").display = True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from typing import ClassVar
 
@@ -35,7 +35,7 @@ from services.pr_status import (
 )
 from services.repair import write_repair
 from services.session_writes import plan_signoff_for
-from services.sync import SyncSession
+from services.sync import SyncSession, reopen
 from tui.text import error_line
 from tui.widgets.status_view import render_status
 
@@ -73,6 +73,7 @@ class StatusScreen(Screen[None]):
         self.data: StatusData | None = None
         self._refresh: Timer | None = None
         self._round = 0  # pending refreshes in a row: the index into REFRESH_DELAYS
+        self._acting = False
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
@@ -112,9 +113,9 @@ class StatusScreen(Screen[None]):
         def progress(step: str) -> None:
             self.post_message(StatusProgressed(step))
 
-        return load_status(
-            self.session, link, progress=progress, cancelled=lambda: worker.is_cancelled
-        )
+        # The refs are read again: a write, a re-sign or a push elsewhere moved them.
+        self.session = session = reopen(self.session)
+        return load_status(session, link, progress=progress, cancelled=lambda: worker.is_cancelled)
 
     def on_status_progressed(self, message: StatusProgressed) -> None:
         self.query_one("#status-progress", Label).update(f"{message.step}…")
@@ -146,9 +147,11 @@ class StatusScreen(Screen[None]):
 
     # -- actions ----------------------------------------------------------------------
 
-    @work(exclusive=True, group="status-action", exit_on_error=False)
-    async def action_override(self) -> None:
+    def action_override(self) -> None:
         """Draft the DCO override request; post it once for this head, after a yes."""
+        self._one_at_a_time(self._override_flow)
+
+    async def _override_flow(self) -> None:
         data = self.data
         if data is None:
             return
@@ -160,15 +163,18 @@ class StatusScreen(Screen[None]):
         if not await self.app.push_screen_wait(TextPreviewScreen(summary, text)):
             return
         question = (
-            f"Post the DCO override request on #{data.pr.number}? It is posted at most once "
-            f"for head {data.pr.head_sha[:12]}."
+            f"Post the DCO override request on #{data.pr.number} of "
+            f"{data.link.target.full_name}? It is posted at most once for head "
+            f"{data.pr.head_sha[:12]}."
         )
         if await self.app.push_screen_wait(ConfirmScreen(question, "Post")):
             await self._post(partial(post_override, data, text), "DCO override request")
 
-    @work(exclusive=True, group="status-action", exit_on_error=False)
-    async def action_trigger(self) -> None:
+    def action_trigger(self) -> None:
         """Post the CI trigger (``/ok to test <sha>``) once for this head, after a yes."""
+        self._one_at_a_time(self._trigger_flow)
+
+    async def _trigger_flow(self) -> None:
         data = self.data
         if data is None:
             return
@@ -178,9 +184,27 @@ class StatusScreen(Screen[None]):
         except ValueError as error:
             self.notify(error_line(error), severity="error", markup=False)
             return
-        question = f"Post {line!r} on #{data.pr.number}? It is posted at most once per head."
+        where = f"#{data.pr.number} of {data.link.target.full_name}"
+        question = f"Post {line!r} on {where}? It is posted at most once per head."
         if await self.app.push_screen_wait(ConfirmScreen(question, "Post")):
             await self._post(partial(post_trigger, data, template), "CI trigger")
+
+    def _one_at_a_time(self, flow: Callable[[], Awaitable[None]]) -> None:
+        # One action at a time, never by cancelling: cancelling a worker that
+        # awaits a thread leaves the thread posting, and a second press could
+        # then post again before the first post is visible.
+        if self._acting:
+            self.notify("Another action is in progress.", markup=False)
+            return
+        self._acting = True
+        self._act(flow)
+
+    @work(group="status-action", exit_on_error=False)
+    async def _act(self, flow: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await flow()
+        finally:
+            self._acting = False
 
     async def _post(self, job: Callable[[], PostResult], what: str) -> None:
         try:
@@ -196,9 +220,11 @@ class StatusScreen(Screen[None]):
             message = f"Posted the {what} (comment {result.comment_id})."
         self.notify(message, title=what, markup=False, timeout=12)
 
-    @work(exclusive=True, group="status-action", exit_on_error=False)
-    async def action_label(self) -> None:
+    def action_label(self) -> None:
         """Add or remove a label on the pull request."""
+        self._one_at_a_time(self._label_flow)
+
+    async def _label_flow(self) -> None:
         data = self.data
         if data is None:
             return
@@ -214,9 +240,11 @@ class StatusScreen(Screen[None]):
         self.notify(f"Labels now: {shown}", title="Labels", markup=False)
         self.action_reload()
 
-    @work(exclusive=True, group="status-action", exit_on_error=False)
-    async def action_resign(self) -> None:
+    def action_resign(self) -> None:
         """Re-sign our repair commit (the same tree), through the safe writer."""
+        self._one_at_a_time(self._resign_flow)
+
+    async def _resign_flow(self) -> None:
         if self.data is not None and not self.data.dco.fixable_failures:
             self.notify("No commit of ours fails DCO.", markup=False)
             return

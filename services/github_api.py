@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -63,6 +64,16 @@ _MARKER = re.compile(r"<!-- syncdesk:([A-Za-z0-9:._-]{1,120}) -->")
 _REMOTE = re.compile(
     r"^(?:[a-z+]+://)?(?:[^@/]+@)?(?P<host>[^/:]+)(?::\d+)?[:/](?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$"
 )
+
+
+_post_locks: dict[tuple[str, str, int, str], threading.Lock] = {}
+_post_locks_guard = threading.Lock()
+
+
+def _post_lock(target: GitHubTarget, where: tuple[int, str]) -> threading.Lock:
+    """The lock of one post (one repository, pull request and key) in this process."""
+    with _post_locks_guard:
+        return _post_locks.setdefault((target.api_url, target.full_name, *where), threading.Lock())
 
 
 class GitHubError(ServiceError):
@@ -169,6 +180,7 @@ class GitHubClient:
         )
         self._reads = Github(retry=reads, **common)
         self._writes = Github(retry=None, **common)
+        self._viewer: str | None = None
 
     # -- reading ----------------------------------------------------------------------
 
@@ -280,31 +292,21 @@ class GitHubClient:
     def post_comment(self, number: int, body: str, key: str) -> PostResult:
         """Post ``body`` on the pull request's conversation, once per ``key``.
 
-        The body gains the key's hidden marker. If a comment with that marker
-        exists, nothing is sent. A failed POST is never retried: the comments
-        are read back, and if GitHub stored it after all the post counts as done.
+        The body gains the key's hidden marker. If a comment of ours with that
+        marker exists, nothing is sent. A failed POST is never retried: the
+        comments are read back, and if GitHub stored it after all the post
+        counts as done.
         """
-        tagged = f"{body.rstrip()}\n\n{marker(key)}\n"
         repo = self._call(lambda: self._writes.get_repo(self.target.full_name))
         issue = self._call(lambda: repo.get_issue(number))
-
-        def existing() -> PostResult | None:
-            for comment in self._call(lambda: list(issue.get_comments())):
-                if key in markers_in(comment.body or ""):
-                    return PostResult(comment.id, comment.html_url or "", True)
-            return None
-
-        found = existing()
-        if found is not None:
-            return found
-        try:
-            created = issue.create_comment(tagged)
-        except (GithubException, requests.exceptions.RequestException) as error:
-            after = existing()
-            if after is not None:
-                return PostResult(after.comment_id, after.html_url, False, True)
-            raise self._error(error, "the comment was not posted; press again to retry") from None
-        return PostResult(created.id, created.html_url or "", False)
+        return self._post_once(
+            (number, key),
+            lambda: issue.get_comments(),
+            lambda tagged: issue.create_comment(tagged),
+            body,
+            key,
+            "the comment",
+        )
 
     def reply_in_thread(self, number: int, comment_id: int, body: str, key: str) -> PostResult:
         """Reply in the review thread of ``comment_id`` (its top-level comment), once per ``key``.
@@ -312,35 +314,73 @@ class GitHubClient:
         GitHub refuses replies to replies, so ``comment_id`` must be a thread's
         first comment: the caller passes ``Finding.comment_ids``, which are.
         """
-        tagged = f"{body.rstrip()}\n\n{marker(key)}\n"
         repo = self._call(lambda: self._writes.get_repo(self.target.full_name))
         pr = self._call(lambda: repo.get_pull(number))
+        return self._post_once(
+            (number, key),
+            lambda: (c for c in pr.get_review_comments() if c.in_reply_to_id == comment_id),
+            lambda tagged: pr.create_review_comment_reply(comment_id, tagged),
+            body,
+            key,
+            "the reply",
+        )
+
+    def _post_once(
+        self,
+        where: tuple[int, str],
+        comments: Callable[[], Iterable[Any]],
+        create: Callable[[str], Any],
+        body: str,
+        key: str,
+        what: str,
+    ) -> PostResult:
+        # Only our own comments count: anyone can paste a marker into theirs,
+        # and that must not silence syncdesk. The lock keeps two presses in one
+        # process from both finding nothing and both posting.
+        tagged = f"{body.rstrip()}\n\n{marker(key)}\n"
+        me = self.viewer()
 
         def existing() -> PostResult | None:
-            for comment in self._call(lambda: list(pr.get_review_comments())):
-                if comment.in_reply_to_id == comment_id and key in markers_in(comment.body or ""):
+            for comment in self._call(lambda: list(comments())):
+                mine = comment.user is not None and comment.user.login == me
+                if mine and key in markers_in(comment.body or ""):
                     return PostResult(comment.id, comment.html_url or "", True)
             return None
 
-        found = existing()
-        if found is not None:
-            return found
-        try:
-            created = pr.create_review_comment_reply(comment_id, tagged)
-        except (GithubException, requests.exceptions.RequestException) as error:
-            after = existing()
-            if after is not None:
-                return PostResult(after.comment_id, after.html_url, False, True)
-            raise self._error(error, "the reply was not posted; press again to retry") from None
+        with _post_lock(self.target, where):
+            found = existing()
+            if found is not None:
+                return found
+            try:
+                created = create(tagged)
+            except (GithubException, requests.exceptions.RequestException) as error:
+                after = existing()
+                if after is not None:
+                    return PostResult(after.comment_id, after.html_url, False, True)
+                raise self._error(error, f"{what} was not posted; press again to retry") from None
         return PostResult(created.id, created.html_url or "", False)
+
+    def viewer(self) -> str:
+        """The login of the token's user (read once)."""
+        if self._viewer is None:
+            self._viewer = str(self._call(lambda: self._writes.get_user().login))
+        return self._viewer
 
     def rate_limit(self) -> tuple[int, int, str]:
         """``(remaining, limit, reset time)`` from the last answer's headers; no request.
 
-        ``(0, 0, "")`` before any answer carried them.
+        ``(0, 0, "")`` when no answer carried them (an Enterprise server with
+        rate limiting off): PyGithub's own properties would then ask
+        ``/rate_limit``, so its requester's values are read instead.
         """
-        remaining, limit = self._reads.rate_limiting
-        reset = self._reads.rate_limiting_resettime
+        try:
+            requester = self._reads.requester
+            remaining, limit = requester.rate_limiting
+            reset = requester.rate_limiting_resettime
+        except (AttributeError, TypeError, ValueError):
+            return 0, 0, ""
+        if limit <= 0:
+            return 0, 0, ""
         when = datetime.fromtimestamp(reset, UTC).strftime("%H:%M UTC") if reset else ""
         return remaining, limit, when
 
@@ -433,10 +473,17 @@ def graphql(
         raise GitHubError(f"could not reach {host}: {type(error).__name__}") from None
     if response.status_code != 200:
         raise GitHubError(f"{urlsplit(url).netloc} answered {response.status_code} to GraphQL")
-    payload = response.json()
-    if payload.get("errors"):
-        first = payload["errors"][0].get("message", "unknown error")
-        raise GitHubError(one_line(f"GraphQL error: {first}"))
+    try:
+        payload = response.json()
+    except ValueError:  # an HTML page from a proxy or a sign-on wall
+        raise GitHubError(f"{urlsplit(url).netloc} did not answer GraphQL with JSON") from None
+    if not isinstance(payload, dict):
+        raise GitHubError(f"{urlsplit(url).netloc} answered GraphQL with something else")
+    errors = payload.get("errors")
+    if errors:
+        first = errors[0] if isinstance(errors, list) and errors else errors
+        message = first.get("message", "unknown error") if isinstance(first, dict) else first
+        raise GitHubError(one_line(f"GraphQL error: {message}"))
     data = payload.get("data")
     return data if isinstance(data, dict) else {}
 

@@ -234,7 +234,15 @@ def post_reply(session: SyncSession, data: FindingsData, *, threads: bool) -> li
             text = thread_reply(row)
             for comment_id in row.finding.comment_ids:
                 thread_key = content_key(f"thread-{comment_id}", data.pr.head_sha, text)
-                result = client.reply_in_thread(data.pr.number, comment_id, text, thread_key)
+                try:
+                    result = client.reply_in_thread(data.pr.number, comment_id, text, thread_key)
+                except GitHubError as error:
+                    # Say what did get posted: pressing again is safe (each post
+                    # is keyed), but "nothing was posted" would be untrue.
+                    raise GitHubError(
+                        f"the reply is posted (comment {results[0].comment_id}) with "
+                        f"{len(results) - 1} thread reply(ies); then {error.message}"
+                    ) from None
                 _remember(session, data, thread_key, result)
                 results.append(result)
     return results

@@ -76,14 +76,30 @@ def lease_for(git: Git, remote: str, branch: str) -> str:
     return expected
 
 
-def push_with_lease(git: Git, remote: str, branch: str, expected: str) -> PushResult:
-    """Push ``branch`` to ``remote`` only if the remote's branch is at ``expected``."""
+def push_with_lease(
+    git: Git, remote: str, branch: str, expected: str, *, head: str | None = None
+) -> PushResult:
+    """Push ``branch`` to ``remote`` only if the remote's branch is at ``expected``.
+
+    With ``head`` (the commit the user confirmed), exactly that commit is
+    pushed, and only while the local branch is still there: a branch that
+    moved after the question was asked is refused, not pushed.
+    """
     short, ref = branch_ref(git, branch)
     if expected and not is_oid(expected):
         raise ServiceError(f"a lease needs a full commit id, not {one_line(expected)!r}")
+    source = ref
+    if head is not None:
+        now = git.run(["rev-parse", "--verify", "--quiet", ref], check=False).text.strip()
+        if now != head:
+            raise BranchMovedError(
+                f"{one_line(short)} moved since you confirmed the push: it is at {now[:12]}, "
+                f"you confirmed {head[:12]}; nothing was pushed"
+            )
+        source = head
     result = git.run(
         [*_user_hooks(git), "push", "--porcelain", f"--force-with-lease={ref}:{expected}",
-         "--", remote, f"{ref}:{ref}"],
+         "--", remote, f"{source}:{ref}"],
         check=False,
     )  # fmt: skip
     return classify(result.status, result.text, result.stderr, remote, short, expected)

@@ -164,17 +164,32 @@ def _refused(git: Git, short: str, ref: str, expected: str, stderr: str) -> None
     raise GitCommandError(f"could not move {name}: {reason}; nothing was changed")
 
 
-def undo_last(git: Git, branch: str) -> UndoResult:
+def undo_last(
+    git: Git,
+    branch: str,
+    *,
+    expected_head: str | None = None,
+    expected_backup: str | None = None,
+) -> UndoResult:
     """Restore the branch to its last backup, if it is still where syncdesk left it.
 
     The move is a compare-and-swap with its own backup (of what it replaces),
-    so running undo again restores what this undo replaced.
+    so running undo again restores what this undo replaced. ``expected_head``
+    and ``expected_backup`` are what the user confirmed: if another write
+    came in between, nothing is changed.
     """
     short, _, head = read_branch(git, branch)
     backups = list_backups(git, short)
     if not backups:
         raise NothingToDoError(f"nothing to undo: syncdesk has no backup of {one_line(short)}")
     last = backups[-1]
+    if (expected_head is not None and head != expected_head) or (
+        expected_backup is not None and last.ref != expected_backup
+    ):
+        raise BranchMovedError(
+            f"{one_line(short)} changed since you confirmed the undo (it is at {head[:12]}); "
+            "nothing was changed: look again and undo again"
+        )
     if last.after is not None and last.after != head:
         raise BranchMovedError(
             f"{one_line(short)} moved since syncdesk wrote it: it is at {head[:12]}, "

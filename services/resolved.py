@@ -31,7 +31,8 @@ def approved_changes(session: SyncSession) -> list[FileChange]:
     if merge is None:
         raise ServiceError("this branch has no sync merge: there is no repair to write")
     conflicts = read_conflicts(git, merge.dev_base, merge.slice_tip, refs.head)
-    state = load_state(git, SyncKey(merge.dev_base, merge.slice_tip), head=refs.head).state
+    key = SyncKey(merge.dev_base, merge.slice_tip)
+    state = load_state(git, key, head=refs.head, remember=False).state
     approved = [c for c in conflicts.files if state.decisions(c.path).status is FileStatus.APPROVED]
     return changes_for(git, approved, state, session)
 

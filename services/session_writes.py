@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.errors import NothingToDoError
+from services.errors import BranchMovedError, NothingToDoError
 from services.push import lease_for
 from services.refmove import Backup, list_backups, read_branch
 from services.repair import plan_repair, plan_signoff
@@ -69,6 +69,11 @@ def undo_target(session: SyncSession) -> UndoTarget:
     last = backups[-1]
     if last.before == head:
         raise NothingToDoError(f"nothing to undo: {one_line(short)} is already at its backup")
+    if last.after is not None and last.after != head:
+        raise BranchMovedError(
+            f"{one_line(short)} moved since syncdesk wrote it: it is at {head[:12]}, syncdesk "
+            f"left it at {last.after[:12]}; undo would discard that, so it is not offered"
+        )
     return UndoTarget(short, head, last)
 
 

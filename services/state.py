@@ -85,13 +85,20 @@ def pin_ref(sync: SyncKey) -> str:
 
 
 def load_state(
-    git: Git, sync: SyncKey, *, branch: str | None = None, head: str | None = None
+    git: Git,
+    sync: SyncKey,
+    *,
+    branch: str | None = None,
+    head: str | None = None,
+    remember: bool = True,
 ) -> LoadedState:
     """Resume the saved state of ``sync``, or start a fresh one (with ``branch`` and ``head``).
 
     Never fails on the file's content (see the module docstring); raises
     :class:`StorageError` only when the file cannot be read at all, or was
-    written by a newer syncdesk.
+    written by a newer syncdesk. ``remember`` False is for readers that will
+    not save (the writer's plan): the base of this process's next save merge
+    stays what the workspace loaded.
     """
     path = state_path(git, sync)
     removed = clean_orphans(path.parent)
@@ -100,15 +107,20 @@ def load_state(
     state = document.value
     if state is None:
         fresh = new_state(sync, branch=branch, head=head)
-        _remember(path, fresh)
+        if remember:
+            _remember(path, fresh)
         return LoadedState(fresh, path, False, document.moved_aside, (), len(removed), tuple(notes))
+    on_disk = state
     missing = tuple(sorted(state.blobs() - existing_blobs(git, state.blobs())))
     if missing:
         state, dropped = drop_missing(state, frozenset(missing))
         notes.extend(dropped)
     with locked(_lock_path(path)):
         notes.extend(_pin(git, state, force=True))
-    _remember(path, state)
+    if remember:
+        # The base is the file as it is on disk: choices dropped above (their
+        # blobs are gone) then count as this process's change, and are saved.
+        _remember(path, on_disk)
     return LoadedState(state, path, True, None, missing, len(removed), tuple(notes))
 
 

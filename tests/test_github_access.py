@@ -100,13 +100,18 @@ def test_a_repository_file_cannot_say_where_the_token_goes(tmp_path: Path) -> No
     (work / ".syncdesk.toml").write_text('github_api_url = "https://evil.example"\n')
     with pytest.raises(ConfigError, match="user file"):
         load_config(work, tmp_path / "no-user-file.toml")
+    # Nor which repository syncdesk reads and posts to with that token.
+    (work / ".syncdesk.toml").write_text('github_repo = "someone/else"\n')
+    with pytest.raises(ConfigError, match="github_repo may only be set in your user file"):
+        load_config(work, tmp_path / "no-user-file.toml")
     user = tmp_path / "user.toml"
-    user.write_text('github_api_url = "https://ghe.example.com/api/v3"\n')
-    (work / ".syncdesk.toml").write_text('github_repo = "org/repo"\n')
+    user.write_text('github_api_url = "https://ghe.example.com/api/v3"\ngithub_repo = "org/repo"\n')
+    (work / ".syncdesk.toml").write_text('ci_gate = "CI / gate"\n')
     config = load_config(work, user)
-    assert (config.github_api_url, config.github_repo) == (
+    assert (config.github_api_url, config.github_repo, config.ci_gate) == (
         "https://ghe.example.com/api/v3",
         "org/repo",
+        "CI / gate",
     )
 
 

@@ -11,7 +11,14 @@ from services.demo import DemoFacts, build_world
 from services.dispositions import Decision
 from services.finding_models import Disposition, Origin
 from services.gh_token import Token
-from services.github_api import GitHubClient, GitHubError, GitHubTarget, content_key, markers_in
+from services.github_api import (
+    GitHubClient,
+    GitHubError,
+    GitHubTarget,
+    content_key,
+    marker,
+    markers_in,
+)
 from services.pr_findings import (
     FindingsData,
     GitHubLink,
@@ -184,3 +191,34 @@ def test_the_review_threads_query_is_valid_github_graphql_and_reads_the_threads(
     assert {t.root_comment_id for t in threads.values() if t.outdated} == outdated
     graphql_calls = [r for r in sandbox.requests if r["path"].endswith("graphql")]
     assert graphql_calls and all(r["status"] == 200 for r in graphql_calls)
+
+
+def test_a_marker_pasted_by_someone_else_does_not_silence_syncdesk(world: DemoFacts) -> None:
+    from services.checks import post_ci_trigger, trigger_key
+    from services.sandbox import IssueCommentSpec
+
+    scenario = demo_scenario(world)
+    pull = next(p for p in scenario.pulls if p.number == PR)
+    pasted = f"nope\n\n{marker(trigger_key(world.repair))}\n"
+    pull.issue_comments.append(IssueCommentSpec(1_900_000_001, "mallory", pasted))
+    with Sandbox(scenario) as running:
+        link = _link(running)
+        client = GitHubClient(link.target, link.token)
+        pr = client.pull_request(PR)
+        first = post_ci_trigger(client, pr, "/ok to test {sha}")
+        again = post_ci_trigger(client, pr, "/ok to test {sha}")
+        posts = [w for w in running.writes if w["method"] == "POST"]
+    assert not first.already_posted and again.already_posted
+    assert len(posts) == 1
+
+
+def test_two_presses_at_once_post_once(world: DemoFacts, sandbox: Sandbox) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    link = _link(sandbox)
+    client = GitHubClient(link.target, link.token)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: client.post_comment(PR, "hello", "k:1"), range(4)))
+    posts = [w for w in sandbox.writes if w["method"] == "POST"]
+    assert len(posts) == 1
+    assert sum(not r.already_posted for r in results) == 1

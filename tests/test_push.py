@@ -162,3 +162,17 @@ def test_a_configured_hooks_directory_is_the_one_that_runs(tmp_path):
     result = push_with_lease(git, "origin", "sync", lease_for(git, "origin", "sync"))
     assert result.ok, result.message
     assert (sync.path / "pre-push-ran").read_text() == "ran\n"
+
+
+def test_the_confirmed_head_is_pushed_and_a_branch_moved_since_is_refused(tmp_path):
+    sync, remote = published(tmp_path)
+    git = Git(sync.path)
+    confirmed = write_files(git, [FIX]).new_head
+    expected = lease_for(git, "origin", "sync")
+    # Another write lands between the question and the push: it is not pushed.
+    later = write_files(git, [FileChange("pkg/later.py", b"LATER = 1\n")]).new_head
+    with pytest.raises(BranchMovedError, match="nothing was pushed"):
+        push_with_lease(git, "origin", "sync", expected, head=confirmed)
+    assert remote_at(remote) == sync.head
+    result = push_with_lease(git, "origin", "sync", expected, head=later)
+    assert result.ok and remote_at(remote) == later

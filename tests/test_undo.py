@@ -115,3 +115,16 @@ def test_orphan_temporary_indexes_and_their_locks_are_cleaned(tmp_path):
     write_files(git, [FileChange("pkg/core.py", b"again\n")])  # the next start cleans
     assert sorted(p.name for p in directory.iterdir()) == ["index.lock"]
     assert clean_orphans(directory) == []
+
+
+def test_undo_refuses_when_the_branch_changed_since_it_was_confirmed(tmp_path):
+    sync = build_sync_repo(tmp_path / "r")
+    git = Git(sync.path)
+    first = write_files(git, [FileChange("pkg/one.py", b"ONE = 1\n")])
+    confirmed_backup = list_backups(git, "sync")[-1].ref
+    second = write_files(git, [FileChange("pkg/two.py", b"TWO = 2\n")])
+    with pytest.raises(BranchMovedError, match="changed since you confirmed"):
+        undo_last(git, "sync", expected_head=first.new_head, expected_backup=confirmed_backup)
+    assert branch_at(sync.path) == second.new_head  # nothing changed
+    undone = undo_last(git, "sync", expected_head=second.new_head)
+    assert undone.new_head == first.new_head

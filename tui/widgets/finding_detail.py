@@ -59,7 +59,7 @@ def render_detail(view: FindingView, decided: Decision | None) -> Text:
         text.append(f"\n{one_line(where)}", "bold")
         text.append(f"  [{', '.join(flags)}]", "dim")
         if origin.file_identical_to:
-            text.append(f"  file identical to {origin.file_identical_to}", "italic")
+            text.append(f"  file identical to {one_line(origin.file_identical_to)}", "italic")
         text.append("\n")
         if origin.note:
             text.append(f"  {one_line(origin.note)}\n", "yellow")

@@ -52,8 +52,8 @@ def _dco(text: Text, data: StatusData, hints: bool) -> None:
         state = github.conclusion or github.status
         style = BAD if github.failing else GOOD if github.failing is False else WAIT
         text.append("GitHub: ")
-        text.append(f"{state}", style)
-        text.append(f" ({github.source})")
+        text.append(one_line(state or ""), style)
+        text.append(f" ({one_line(github.source)})")
         if dco.agrees is False:
             text.append("  differs from syncdesk's reading of the app's rule", WAIT)
         text.append("\n")
@@ -111,8 +111,8 @@ def _check_line(text: Text, item: CheckItem) -> None:
     mark, style = STATE_MARKS.get(item.state, ("?", WAIT))
     text.append(f"  {mark} ", style)
     text.append(f"{one_line(item.name):<32} ", "bold" if item.group == "gate" else "")
-    text.append(f"{item.state:<16}", style)
-    text.append(f"{item.group:<9}", "dim")
+    text.append(f"{one_line(item.state):<16}", style)
+    text.append(f"{one_line(item.group):<9}", "dim")
     text.append(f"{one_line(item.description)[:60]}\n", "dim")
 
 
