@@ -566,8 +566,8 @@ def _blob_range(url: str) -> CitedRange | None:
     first = int(lines.group(1))
     last = int(lines.group(2)) if lines.group(2) else first
     start, end = min(first, last), max(first, last)
-    if not path.strip("/") or start < 1:
-        return None
+    if not path.strip("/") or start < 1 or "\0" in path:
+        return None  # a NUL ("%00") names no file: the link is not a citation
     return CitedRange(path, start, end, commit=unquote(parts[4], errors="replace"))
 
 

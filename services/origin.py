@@ -135,6 +135,23 @@ def classify_ranges(
     the given refs names no commit.
     """
 
+    # A review can cite anything: a NUL byte (a "%00" in a link) can be no git
+    # path or ref, and would cut git's -z input short; such a range is noted.
+    usable = [r for r in ranges if "\0" not in r.path and "\0" not in (r.commit or "")]
+    if len(usable) < len(ranges):
+        done = iter(
+            classify_ranges(
+                git, usable, head=head, merge=merge, dev_base=dev_base,
+                slice_tip=slice_tip, main_tip=main_tip, cancelled=cancelled,
+            )
+        )  # fmt: skip
+        return [
+            next(done)
+            if "\0" not in r.path and "\0" not in (r.commit or "")
+            else RangeOrigin(r, 0, 0, {}, (), "", "the cited path or commit is not a name git has")
+            for r in ranges
+        ]
+
     def step() -> None:
         if cancelled is not None and cancelled():
             raise Cancelled("classifying the cited lines was cancelled")

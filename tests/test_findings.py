@@ -811,3 +811,13 @@ def test_json_and_text_renderers_agree_on_the_findings():
 def test_the_readme_documents_the_command():
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     assert "syncdesk findings --text-file" in readme
+
+
+def test_a_link_with_an_encoded_nul_is_not_a_citation() -> None:
+    text = (
+        "F1 — Bad link\n[CRITICAL Correctness] See "
+        "https://github.com/o/r/blob/abc1234/lumen/a%00b.py#L1-L2 and "
+        "https://github.com/o/r/blob/abc1234/lumen/ok.py#L3-L4\n"
+    )
+    (finding,) = parse_text(text)
+    assert [(r.path, r.start, r.end) for r in finding.ranges] == [("lumen/ok.py", 3, 4)]

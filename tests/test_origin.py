@@ -465,3 +465,19 @@ def test_display_fields_are_sanitized(tmp_path: Path) -> None:
     )  # fmt: skip
     run = result.runs[0]
     assert "\x1b" not in run.subject + run.author and "^[" in run.subject + run.author
+
+
+def test_a_nul_in_a_cited_path_or_commit_is_noted_not_fatal(demo_facts) -> None:
+    from services.finding_models import CitedRange
+
+    git = Git(demo_facts.repo)
+    good = CitedRange("lumen/inference/engine.py", 1, 2)
+    ranges = [CitedRange("a\0b.py", 1, 2), good, CitedRange("x.py", 1, 1, commit="ab\0cd")]
+    found = classify_ranges(
+        git, ranges, head=demo_facts.repair, merge=demo_facts.merge,
+        dev_base=demo_facts.dev_base, slice_tip=demo_facts.slice_tip,
+        main_tip=demo_facts.main_tip,
+    )  # fmt: skip
+    assert [o.range for o in found] == ranges
+    assert "not a name git has" in found[0].note and "not a name git has" in found[2].note
+    assert found[1].runs and not found[0].runs
