@@ -67,9 +67,11 @@ async def test_the_override_request_and_the_ci_trigger_are_each_posted_once(
     world, sandbox = pr_world, pr_sandbox
     async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
         await _status(pilot)
+        previewed = []
         for _ in range(2):  # the second time finds the first post
             await pilot.press("o")
-            await until_screen(pilot, TextPreviewScreen)
+            preview = await until_screen(pilot, TextPreviewScreen)
+            previewed.append(preview._text)
             await pilot.press("p")
             await until_screen(pilot, ConfirmScreen)
             await pilot.press("y")
@@ -85,6 +87,12 @@ async def test_the_override_request_and_the_ci_trigger_are_each_posted_once(
     posts = [w for w in sandbox.writes if w["method"] == "POST"]
     assert len(posts) == 2, posts
     override, trigger = (p["body"]["body"] for p in posts)
-    assert "Set DCO to pass" in override and "#4101" in override
+    # Exactly the previewed text was posted (then the hidden marker line).
+    marker = f"<!-- syncdesk:dco-override:{world.repair} -->"
+    assert override == f"{previewed[0].rstrip()}\n\n{marker}\n"
+    assert "Set DCO to pass" in override and "#4101" in override and "#3990" in override
+    assert "@lumen-ai" not in override  # no maintainers configured in this test: no mention
+    for sha in demo_scenario(world).notes["dco_failing"]:
+        assert str(sha)[:7] in override
     assert trigger.splitlines()[0] == f"/ok to test {world.repair}"
     assert sum("already posted" in m for m in messages) == 2, messages
