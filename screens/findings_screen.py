@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, LoadingIndicator, Static
+from textual.widgets import DataTable, Footer, Header, Label, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from screens.confirm_screen import ConfirmScreen
@@ -36,6 +36,7 @@ from services.sync import SyncSession, reopen
 from tui.text import error_line
 from tui.widgets.finding_detail import render_detail
 from tui.widgets.findings_table import FindingsTable
+from tui.widgets.loading_bar import LoadingBar
 
 
 class FindingsProgressed(Message):
@@ -80,9 +81,7 @@ class FindingsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        with Horizontal(id="findings-loading"):
-            yield LoadingIndicator(id="findings-spinner")
-            yield Label("Reading the pull request…", id="findings-progress", markup=False)
+        yield LoadingBar("Reading the pull request…", id="findings-loading")
         yield Label("", id="findings-notes", markup=False)
         with Horizontal(id="findings-body"):
             yield FindingsTable(id="findings-table")
@@ -102,11 +101,7 @@ class FindingsScreen(Screen[None]):
 
     def action_reload(self) -> None:
         """Read the pull request and trace the findings again."""
-        self.query_one("#findings-loading").display = True
-        self.query_one("#findings-spinner").display = True
-        progress = self.query_one("#findings-progress", Label)
-        progress.remove_class("error")
-        progress.update("Reading the pull request…")
+        self.query_one(LoadingBar).start("Reading the pull request…")
         self._load()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="findings-load")
@@ -124,7 +119,7 @@ class FindingsScreen(Screen[None]):
         )
 
     def on_findings_progressed(self, message: FindingsProgressed) -> None:
-        self.query_one("#findings-progress", Label).update(f"{message.step}…")
+        self.query_one(LoadingBar).step(f"{message.step}…")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "findings-load":
@@ -134,14 +129,11 @@ class FindingsScreen(Screen[None]):
             assert isinstance(data, FindingsData)
             self._show(data)
         elif event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.query_one("#findings-spinner").display = False
-            progress = self.query_one("#findings-progress", Label)
-            progress.update(error_line(event.worker.error))
-            progress.add_class("error")
+            self.query_one(LoadingBar).fail(error_line(event.worker.error))
 
     def _show(self, data: FindingsData) -> None:
         self.data = data
-        self.query_one("#findings-loading").display = False
+        self.query_one(LoadingBar).done()
         pr = data.pr
         header = f"#{pr.number} {one_line(pr.title)} · {len(data.views)} finding(s)"
         notes = " · ".join(one_line(note) for note in data.notes)

@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, LoadingIndicator
+from textual.widgets import DataTable, Footer, Header
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from screens.branch_writes import push_question, undo_question, undone_message, written_message
@@ -30,6 +30,7 @@ from services.repair import write_repair
 from services.session_writes import plan_from_approved, push_lease, undo_target
 from services.sync import SyncSession, load_report, reopen
 from tui.text import error_line
+from tui.widgets.loading_bar import LoadingBar
 from tui.widgets.slice_table import SliceTable
 from tui.widgets.sync_summary import SyncSummary
 
@@ -64,9 +65,7 @@ class SliceScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        with Horizontal(id="loading-bar"):
-            yield LoadingIndicator(id="spinner")
-            yield Label("", id="progress", markup=False)
+        yield LoadingBar("", id="loading-bar")
         with Horizontal(id="slice-body"):
             yield SliceTable(id="slice-table")
             with VerticalScroll(id="summary-pane"):
@@ -78,11 +77,7 @@ class SliceScreen(Screen[None]):
 
     def action_reload(self) -> None:
         """Read the sync again from the repository."""
-        self.query_one("#loading-bar").display = True
-        self.query_one("#spinner").display = True
-        progress = self.query_one("#progress", Label)
-        progress.remove_class("error")
-        progress.update("Loading the sync…")
+        self.query_one(LoadingBar).start("Loading the sync…")
         self._load()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load-report")
@@ -103,7 +98,7 @@ class SliceScreen(Screen[None]):
         return session, report
 
     def on_load_progressed(self, message: LoadProgressed) -> None:
-        self.query_one("#progress", Label).update(f"{message.step}…")
+        self.query_one(LoadingBar).step(f"{message.step}…")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "load-report":
@@ -121,15 +116,13 @@ class SliceScreen(Screen[None]):
 
     def _show(self, report: SyncReport) -> None:
         self.report = report
-        self.query_one("#loading-bar").display = False
+        self.query_one(LoadingBar).done()
         self.query_one(SliceTable).show(report.slice)
         self.query_one(SyncSummary).show(report)
         self.query_one(SliceTable).focus()
 
     def _fail(self, line: str) -> None:
-        self.query_one("#spinner").display = False
-        self.query_one("#progress", Label).update(line)
-        self.query_one("#progress").add_class("error")
+        self.query_one(LoadingBar).fail(line)
 
     # -- writing the repair, undo, push ----------------------------------------------
     #
@@ -241,14 +234,10 @@ class SliceScreen(Screen[None]):
             self._acting = False
 
     def _busy(self, line: str) -> None:
-        self.query_one("#loading-bar").display = True
-        self.query_one("#spinner").display = True
-        progress = self.query_one("#progress", Label)
-        progress.remove_class("error")
-        progress.update(line)
+        self.query_one(LoadingBar).start(line)
 
     def _idle(self) -> None:
-        self.query_one("#loading-bar").display = False
+        self.query_one(LoadingBar).done()
 
     def _failed(self, error: BaseException) -> None:
         self._idle()

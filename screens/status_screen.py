@@ -10,11 +10,11 @@ from typing import ClassVar
 from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Label, LoadingIndicator, Static
+from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from screens.confirm_screen import ConfirmScreen
@@ -37,6 +37,7 @@ from services.repair import write_repair
 from services.session_writes import plan_signoff_for
 from services.sync import SyncSession, reopen
 from tui.text import error_line
+from tui.widgets.loading_bar import LoadingBar
 from tui.widgets.status_view import render_status
 
 # While checks are pending the screen reads them again, waiting longer each
@@ -77,9 +78,7 @@ class StatusScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        with Horizontal(id="status-loading"):
-            yield LoadingIndicator(id="status-spinner")
-            yield Label("Reading the pull request…", id="status-progress", markup=False)
+        yield LoadingBar("Reading the pull request…", id="status-loading")
         with VerticalScroll(id="status-body"):
             yield Static(id="status-text")
         yield Footer()
@@ -98,11 +97,7 @@ class StatusScreen(Screen[None]):
         if self._refresh is not None:
             self._refresh.stop()
             self._refresh = None
-        self.query_one("#status-loading").display = True
-        self.query_one("#status-spinner").display = True
-        progress = self.query_one("#status-progress", Label)
-        progress.remove_class("error")
-        progress.update("Reading the pull request…")
+        self.query_one(LoadingBar).start("Reading the pull request…")
         self._load()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="status-load")
@@ -118,7 +113,7 @@ class StatusScreen(Screen[None]):
         return load_status(session, link, progress=progress, cancelled=lambda: worker.is_cancelled)
 
     def on_status_progressed(self, message: StatusProgressed) -> None:
-        self.query_one("#status-progress", Label).update(f"{message.step}…")
+        self.query_one(LoadingBar).step(f"{message.step}…")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "status-load":
@@ -128,14 +123,11 @@ class StatusScreen(Screen[None]):
             assert isinstance(data, StatusData)
             self._show(data)
         elif event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.query_one("#status-spinner").display = False
-            progress = self.query_one("#status-progress", Label)
-            progress.update(error_line(event.worker.error))
-            progress.add_class("error")
+            self.query_one(LoadingBar).fail(error_line(event.worker.error))
 
     def _show(self, data: StatusData) -> None:
         self.data = data
-        self.query_one("#status-loading").display = False
+        self.query_one(LoadingBar).done()
         self.query_one("#status-text", Static).update(render_status(data))
         if data.checks.pending or data.checks.missing:
             delay = REFRESH_DELAYS[min(self._round, len(REFRESH_DELAYS) - 1)]

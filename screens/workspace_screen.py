@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, LoadingIndicator, Static
+from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from screens.attribution_screen import AttributionScreen
@@ -68,6 +68,7 @@ from services.workspace import (
 from services.workspace_loader import WorkspaceData, load_workspace
 from tui.text import error_line
 from tui.widgets.conflict_list import ConflictList
+from tui.widgets.loading_bar import LoadingBar
 from tui.widgets.threeway import ThreeWayView
 
 ACTION_LABELS = {
@@ -129,9 +130,7 @@ class WorkspaceScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        with Horizontal(id="ws-loading"):
-            yield LoadingIndicator(id="ws-spinner")
-            yield Label("Reading the conflicts…", id="ws-progress", markup=False)
+        yield LoadingBar("Reading the conflicts…", id="ws-loading")
         with Horizontal(id="ws-body"):
             yield ConflictList(id="ws-files")
             with Vertical(id="ws-main"):
@@ -159,7 +158,7 @@ class WorkspaceScreen(Screen[None]):
         return load_workspace(self.session, progress, lambda: worker.is_cancelled)
 
     def _progress(self, step: str) -> None:
-        self.query_one("#ws-progress", Label).update(f"{step}…")
+        self.query_one(LoadingBar).step(f"{step}…")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "load-workspace":
@@ -169,17 +168,14 @@ class WorkspaceScreen(Screen[None]):
         if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, WorkspaceData):
             self._loaded(event.worker.result)
         elif event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.query_one("#ws-spinner").display = False
-            label = self.query_one("#ws-progress", Label)
-            label.update(error_line(event.worker.error))
-            label.add_class("error")
+            self.query_one(LoadingBar).fail(error_line(event.worker.error))
 
     def _loaded(self, data: WorkspaceData) -> None:
         self.data, self.state, self.texts = data, data.loaded.state, dict(data.texts)
         self._dev_files.update(data.dev_files)
         config = self.session.config
         self.policies = {f.path: policy_for(f.path, config) for f in data.conflicts.files}
-        self.query_one("#ws-loading").display = False
+        self.query_one(LoadingBar).done()
         self.query_one("#ws-body").display = True
         for note in data.loaded.notes:
             self.notify(note, severity="warning", markup=False)

@@ -143,7 +143,7 @@ async def test_a_failing_load_is_one_line_and_keeps_the_app_alive(demo_facts: De
     app = SyncDeskApp(SyncSession(good.git, good.config, broken_refs))
     async with app.run_test(size=SIZE) as pilot:
         await _loaded(pilot)
-        progress = app.screen.query_one("#progress", Label)
+        progress = app.screen.query_one("#loading-bar Label", Label)
         line = str(progress.render())
         assert progress.has_class("error")
         assert "\n" not in line
