@@ -133,9 +133,9 @@ class StatusScreen(Screen[None]):
             delay = REFRESH_DELAYS[min(self._round, len(REFRESH_DELAYS) - 1)]
             self._round += 1
             self._refresh = self.set_timer(delay, self._start_load)
-            self.sub_title = f"checks pending: reading again in {delay:.0f} s"
+            self.sub_title = f"{self.app.sub_title} · checks pending: again in {delay:.0f} s"
         else:
-            self.sub_title = ""
+            self.sub_title = self.app.sub_title
 
     # -- actions ----------------------------------------------------------------------
 

@@ -20,40 +20,43 @@ small, fixed number of git processes:
 A range that cannot be blamed (the file is not at the head, the lines are
 past its end) gets a ``note`` and no runs, never an exception; when nothing
 was blamed for it, its ``start`` and ``end`` are 0.
+
+The git plumbing is in :mod:`services.origin_git`; what the origins suggest
+(:func:`suggest_disposition`, :func:`origin_summary`, :func:`evidence_line`) is
+in :mod:`services.origin_advice`. Every public name stays importable from here.
 """
 
 from __future__ import annotations
 
-import posixpath
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from services.attribution import Blame, parse_porcelain
+from services.attribution import Blame
 from services.conflict_models import BlamedCommit
-from services.errors import Cancelled, GitCommandError, MissingRefError
-from services.finding_models import (
-    CitedRange,
-    Disposition,
-    Finding,
-    Origin,
-    OriginRun,
-    RangeOrigin,
+from services.errors import Cancelled, MissingRefError
+from services.finding_models import CitedRange, Origin, OriginRun, RangeOrigin
+from services.git import Git
+from services.origin_advice import ORDER, evidence_line, origin_summary, suggest_disposition
+from services.origin_git import (
+    Hunk,
+    batch_lookup,
+    blame_spans,
+    diff_hunks,
+    map_range,
+    merge_spans,
 )
-from services.git import Git, first_line
 from services.sanitize import one_line
 
-# Pathspecs are literal: a cited path with ``*`` or ``:(glob)`` in it is a file name.
-_LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
-# What a name may look like before it goes to ``cat-file --batch-check`` as
-# ``<name>^{commit}``: a SHA or a ref, never a control character, and no
-# leading ``:`` (``:path`` reads the index, ``:/text`` searches messages).
-_NAME = re.compile(r"[^\s:\x00-\x1f\x7f][^\s\x00-\x1f\x7f]{0,199}")
-_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_ORDER = (Origin.SLICE, Origin.DEV, Origin.SHARED, Origin.MERGE, Origin.REPAIR)
-
-Hunk = tuple[int, int, int, int]  # old start, old count, new start, new count (``@@`` header)
+__all__ = [
+    "Hunk",
+    "classify_ranges",
+    "evidence_line",
+    "map_range",
+    "merge_spans",
+    "origin_summary",
+    "suggest_disposition",
+]
 
 
 @dataclass(slots=True)
@@ -161,7 +164,7 @@ def classify_ranges(
     named = [head, dev_base, slice_tip, main_tip] + ([merge] if merge else [])
     paths = list(dict.fromkeys(r.path for r in ranges))
     cited = [r.commit for r in ranges if r.commit]
-    resolved, blobs = _lookup(git, [*named, *cited], (head, dev_base, main_tip), paths)
+    resolved, blobs = batch_lookup(git, [*named, *cited], (head, dev_base, main_tip), paths)
     for name in named:
         if resolved.get(name) is None:
             raise MissingRefError(f"{one_line(name)} names no commit in this repository")
@@ -178,46 +181,6 @@ def classify_ranges(
         _range_origin(plan, blamed.get((plan.rev, plan.range.path)), classes, trees)
         for plan in plans
     ]
-
-
-def _lookup(
-    git: Git, names: Iterable[str], revs: Sequence[str], paths: Sequence[str]
-) -> tuple[dict[str, str | None], list[dict[str, str]]]:
-    """The commits ``names`` name, and each path's blob at each of ``revs``: one ``cat-file``.
-
-    Returns ``{name: full SHA or None}`` and, per rev, ``{path: blob id}`` for
-    the paths that are files there. ``<name>^{commit}`` peels a tag and refuses
-    a tree or blob; ``<rev>:<path>`` is the path's entry in the rev's tree.
-    """
-    commits = [name for name in dict.fromkeys(names) if _NAME.fullmatch(name)]
-    queries = [f"{name}^{{commit}}" for name in commits]
-    queries += [f"{rev}:{path}" for rev in revs for path in paths]
-    # -z: queries end with NUL, so a path may hold a newline. Answers are lines:
-    # "<oid> <type> <size>", or "<query> missing" (or "ambiguous"), which may
-    # itself span lines; it is recognised by starting with the query we sent.
-    encoded = [query.encode("utf-8", "surrogateescape") for query in queries]
-    out = git.run(["cat-file", "--batch-check", "-z"], input=b"\0".join(encoded) + b"\0").stdout
-    answers: list[tuple[str, str] | None] = []
-    position = 0
-    for query in encoded:
-        failed = out.startswith(query + b" ", position)
-        if failed:
-            position += len(query) + 1
-        end = out.find(b"\n", position)
-        end = len(out) if end < 0 else end
-        oid, _, kind = out[position:end].decode("utf-8", "replace").partition(" ")
-        answers.append(None if failed else (oid, kind.partition(" ")[0]))
-        position = end + 1
-    resolved: dict[str, str | None] = dict.fromkeys(names)
-    for name, answer in zip(commits, answers, strict=False):
-        resolved[name] = answer[0] if answer and answer[1] == "commit" else None
-    blobs: list[dict[str, str]] = []
-    for index in range(len(revs)):
-        found = answers[len(commits) + index * len(paths) :][: len(paths)]
-        blobs.append(
-            {path: a[0] for path, a in zip(paths, found, strict=True) if a and a[1] == "blob"}
-        )
-    return resolved, blobs
 
 
 def _plan(
@@ -263,7 +226,7 @@ def _map_to_head(
         key = (commit, plan.range.path)
         if key not in diffs:
             step()
-            diffs[key] = _hunks(git, commit, head, plan.range.path)
+            diffs[key] = diff_hunks(git, commit, head, plan.range.path)
         hunks = diffs[key]
         short = commit[:8]
         if hunks is None:
@@ -277,62 +240,6 @@ def _map_to_head(
         elif (start, end) != (plan.start, plan.end):
             plan.notes.append(f"lines {plan.start}-{plan.end} at {short} are {start}-{end} here")
         plan.start, plan.end = start, end
-
-
-def _hunks(git: Git, old: str, new: str, path: str) -> list[Hunk] | None:
-    """The ``-U0`` hunks of ``path`` from ``old`` to ``new``; None if ``old`` has no such file."""
-    # --text: a "binary" file still has lines; --inter-hunk-context=0 and
-    # --no-textconv/--no-ext-diff: the user's config must not fuse hunks or
-    # rewrite the content; --no-renames: the path is the same at both ends.
-    out = git.run(
-        ["diff", "-U0", "--inter-hunk-context=0", "--text", "--no-textconv", "--no-ext-diff",
-         "--no-renames", old, new, "--", path],
-        env=_LITERAL,
-    ).stdout  # fmt: skip
-    hunks: list[Hunk] = []
-    for line in out.split(b"\n"):
-        if line.startswith(b"new file mode") and not hunks:
-            return None  # the extended header, before any hunk: the path is absent at ``old``
-        match = _HUNK.match(line)
-        if match:
-            a, b, c, d = match.groups()
-            hunks.append((int(a), int(b or 1), int(c), int(d or 1)))
-    return hunks
-
-
-def map_range(hunks: Sequence[Hunk], start: int, end: int) -> tuple[int, int, bool]:
-    """Map old lines ``start..end`` through ``-U0`` hunks: ``(new start, new end, changed)``.
-
-    In a ``-U0`` header ``@@ -a,b +c,d @@`` a count of 0 means "after line
-    a" (or c): ``-a,0`` inserts after old line a, ``+c,0`` deletes so that new
-    line c is the last before the gap. Unchanged lines shift by the sizes of
-    the hunks above them. When lines of the range were rewritten (or lines
-    were inserted inside it), the result is the neighbourhood that replaced
-    them: from the first new line of the hunk that took ``start`` to the last
-    of the hunk that took ``end``.
-    """
-    new_start, start_changed = _map_line(hunks, start, first=True)
-    new_end, end_changed = _map_line(hunks, end, first=False)
-    # Inside the range: a hunk that rewrote some of its lines, or inserted between two of them.
-    changed = any(
-        (b and a <= end and start < a + b) or (not b and start <= a < end) for a, b, _, _ in hunks
-    )
-    if new_end < new_start:  # the whole range was deleted: blame the lines around the gap
-        new_start, new_end = max(1, new_end), new_end + 1
-    return new_start, new_end, changed or start_changed or end_changed
-
-
-def _map_line(hunks: Sequence[Hunk], line: int, *, first: bool) -> tuple[int, bool]:
-    """Old ``line`` at the new side, and whether a hunk rewrote it (then: its hunk's edge)."""
-    offset = 0
-    for a, b, c, d in hunks:
-        if b and a <= line < a + b:  # rewritten (d > 0) or deleted (d == 0) by this hunk
-            if d:
-                return (c if first else c + d - 1), True
-            return (c + 1 if first else c), True
-        if (b and a + b - 1 < line) or (not b and a < line):  # wholly above the line
-            offset += d - b
-    return line + offset, False
 
 
 def _blame_all(
@@ -351,68 +258,8 @@ def _blame_all(
     for (rev, path), spans in wanted.items():
         step()
         blob = trees.at(rev, head)[path]
-        blamed[(rev, path)] = _blame(git, rev, path, merge_spans(spans), blob)
+        blamed[(rev, path)] = blame_spans(git, rev, path, merge_spans(spans), blob)
     return blamed
-
-
-def merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sorted 1-based inclusive spans with overlapping and touching ones joined."""
-    joined: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if joined and start <= joined[-1][1] + 1:
-            joined[-1] = (joined[-1][0], max(joined[-1][1], end))
-        else:
-            joined.append((start, end))
-    return joined
-
-
-def _blame(
-    git: Git, rev: str, path: str, spans: list[tuple[int, int]], blob: str
-) -> tuple[Blame, int | None]:
-    """Blame ``spans`` of ``path`` at ``rev``, and the file's length when a span passed its end.
-
-    git clips an ``-L`` range that runs past the end of the file (so the
-    last line it reports is the file's last), but refuses the whole call
-    when a range *starts* past it: only then is the blob read to count its
-    lines, and the call repeated without those ranges.
-    """
-    blame = _run_blame(git, rev, path, spans)
-    if blame is None:
-        length = _line_count(git.run(["cat-file", "blob", blob]).stdout)
-        kept = [(start, min(end, length)) for start, end in spans if start <= length]
-        blame = _run_blame(git, rev, path, kept) if kept else Blame({}, {})
-        if blame is None:
-            raise GitCommandError(f"git blame of {one_line(path)} at {rev[:8]} failed")
-        return blame, length
-    if any(end not in blame.lines for _, end in spans):
-        return blame, max(blame.lines, default=0)
-    return blame, None
-
-
-def _run_blame(git: Git, rev: str, path: str, spans: list[tuple[int, int]]) -> Blame | None:
-    """``git blame --porcelain`` of ``spans``; None when a span starts past the end."""
-    # The porcelain output: for each group of lines, a header "<sha> <orig line>
-    # <final line> [<count>]"; the first group of a commit adds "author",
-    # "summary", ... and maybe "previous <sha> <path>" or "boundary"; every
-    # group has a "filename" line, then each line's content after a TAB.
-    # --root keeps a root commit from being reported as a "boundary" (which
-    # parse_porcelain drops); an empty --ignore-revs-file clears the user's
-    # blame.ignoreRevsFile, which would credit a line to an older commit.
-    options = [f"-L{start},{end}" for start, end in spans]
-    result = git.run(
-        ["blame", "--porcelain", "--root", "--ignore-revs-file=", *options, rev, "--", path],
-        check=False,
-    )
-    if result.status != 0:
-        if "has only" in result.stderr:  # "fatal: file <path> has only <n> lines" (LC_ALL=C)
-            return None
-        raise GitCommandError(f"git blame of {one_line(path)} failed: {first_line(result.stderr)}")
-    return parse_porcelain(result.stdout)
-
-
-def _line_count(data: bytes) -> int:
-    """The number of lines git blame sees: a last line without a newline counts too."""
-    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def _classes(
@@ -494,118 +341,4 @@ def _runs(
         else:
             commit: BlamedCommit = blame.commits[sha]
             runs.append(OriginRun(number, number, origin, sha, commit.subject, commit.author_name))
-    return tuple(runs), {o: counts[o] for o in _ORDER if counts[o]}, strays, unblamed
-
-
-def _total(origins: Sequence[RangeOrigin]) -> Counter[Origin]:
-    total: Counter[Origin] = Counter()
-    for origin in origins:
-        total.update(origin.counts)
-    return total
-
-
-def _first_run(origins: Sequence[RangeOrigin], kind: Origin) -> OriginRun | None:
-    return next((run for o in origins for run in o.runs if run.origin is kind), None)
-
-
-def _all_identical_to_main(origins: Sequence[RangeOrigin]) -> bool:
-    return bool(origins) and all(o.file_identical_to in ("main", "both") for o in origins)
-
-
-def suggest_disposition(
-    finding: Finding, origins: Sequence[RangeOrigin]
-) -> tuple[Disposition, str]:
-    """The disposition the cited lines' origins suggest, and a one-line reason.
-
-    ``origins`` are the finding's ranges as :func:`classify_ranges` returned
-    them. Lines of ours (the merge's resolution, the repair) are fixed here;
-    lines the slice brought are fixed on main, dev's own on dev; older lines
-    shared by both are fixed on main only when the file is main's exactly.
-    """
-    if finding.status == "closed":
-        return Disposition.CLOSED, "the review says this finding is closed"
-    if not origins:
-        return Disposition.UNDECIDED, "no cited lines"
-    total = _total(origins)
-    for kind, words in ((Origin.REPAIR, "the repair commit"), (Origin.MERGE, "the merge")):
-        run = _first_run(origins, kind)
-        if run is not None:
-            return Disposition.FIX_HERE, f"{_lines(total[kind])} from {words} {run.commit[:8]}"
-    slice_run = _first_run(origins, Origin.SLICE)
-    if slice_run is not None:
-        return Disposition.FIX_ON_MAIN, (
-            f"{_lines(total[Origin.SLICE])} from main {_commit_words(slice_run)}"
-        )
-    if _all_identical_to_main(origins):
-        return Disposition.FIX_ON_MAIN, "every cited file is identical to main"
-    dev_run = _first_run(origins, Origin.DEV)
-    if dev_run is not None:
-        return Disposition.FIX_ON_DEV, (
-            f"{_lines(total[Origin.DEV])} from dev {_commit_words(dev_run)}"
-        )
-    if total[Origin.SHARED]:
-        return Disposition.UNDECIDED, (
-            "the cited lines are older than both branches and the file differs from main"
-        )
-    notes = [o.note for o in origins if o.note]
-    return Disposition.UNDECIDED, notes[0] if notes else "no cited line could be classified"
-
-
-def origin_summary(origins: Sequence[RangeOrigin]) -> str:
-    """Lines per class for a list column: ``"slice 12 · merge 3 · repair 1"``."""
-    total = _total(origins)
-    parts = [f"{kind.value} {total[kind]}" for kind in _ORDER if total[kind]]
-    return " · ".join(parts) if parts else "no lines"
-
-
-def evidence_line(finding: Finding, origins: Sequence[RangeOrigin]) -> str:
-    """One sentence of evidence for the reply's dispositions table, from facts only.
-
-    For example: ``F2: streaming.py is identical to main; the cited lines come
-    from main ad3ecd9 (Fix the stream (#1234))``.
-    """
-    clauses = []
-    for path, same in dict.fromkeys((o.range.path, o.file_identical_to) for o in origins):
-        if same:
-            side = "main and dev" if same == "both" else same
-            clauses.append(f"{one_line(posixpath.basename(path))} is identical to {side}")
-    sources = [_source_words(origins, kind) for kind in _ORDER]
-    named = [words for words in sources if words]
-    if named:
-        clauses.append("the cited lines come from " + " and ".join(named))
-    elif not origins:
-        clauses.append("no cited lines")
-    clauses.extend(
-        dict.fromkeys(
-            f"{one_line(posixpath.basename(o.range.path))}: {o.note}" for o in origins if o.note
-        )
-    )
-    return f"{one_line(finding.id)}: " + "; ".join(clauses or ["no line could be classified"])
-
-
-_SIDE_WORDS = {
-    Origin.SLICE: "main",
-    Origin.DEV: "dev",
-    Origin.SHARED: "code older than both branches,",
-    Origin.MERGE: "the merge's conflict resolution",
-    Origin.REPAIR: "the repair commit",
-}
-
-
-def _source_words(origins: Sequence[RangeOrigin], kind: Origin) -> str:
-    """``main ad3ecd9 (subject)`` for the commits of one class (at most two named)."""
-    runs = {run.commit: run for o in origins for run in o.runs if run.origin is kind}
-    if not runs:
-        return ""
-    shown = [_commit_words(run) for run in list(runs.values())[:2]]
-    more = f" and {len(runs) - 2} more" if len(runs) > 2 else ""
-    return f"{_SIDE_WORDS[kind]} {', '.join(shown)}{more}"
-
-
-def _lines(count: int) -> str:
-    return f"{count} cited line" if count == 1 else f"{count} cited lines"
-
-
-def _commit_words(run: OriginRun) -> str:
-    subject = run.subject if len(run.subject) <= 60 else run.subject[:59] + "…"
-    return f"{run.commit[:7]} ({subject})" if subject else run.commit[:7]
+    return tuple(runs), {o: counts[o] for o in ORDER if counts[o]}, strays, unblamed
