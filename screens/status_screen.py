@@ -44,6 +44,9 @@ from tui.widgets.status_view import render_status
 # time (and never faster than GitHub's rate limit allows: a few calls a minute).
 REFRESH_DELAYS = (20.0, 40.0, 80.0, 160.0, 300.0)
 LABEL_SUGGESTION = "Run functional tests"
+# Below this many requests left, pending checks are no longer read by themselves
+# (one refresh costs about ten requests).
+RATE_RESERVE = 200
 
 
 class StatusProgressed(Message):
@@ -129,7 +132,11 @@ class StatusScreen(Screen[None]):
         self.data = data
         self.query_one(LoadingBar).done()
         self.query_one("#status-text", Static).update(render_status(data))
-        if data.checks.pending or data.checks.missing:
+        low = data.rate is not None and data.rate.remaining < RATE_RESERVE
+        if (data.checks.pending or data.checks.missing) and low:
+            # Leave the budget to the maintainer's own presses: no automatic reads.
+            self.sub_title = f"{self.app.sub_title} · GitHub's rate limit is low: r reads again"
+        elif data.checks.pending or data.checks.missing:
             delay = REFRESH_DELAYS[min(self._round, len(REFRESH_DELAYS) - 1)]
             self._round += 1
             self._refresh = self.set_timer(delay, self._start_load)
