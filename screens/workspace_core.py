@@ -1,0 +1,237 @@
+"""What the conflict workspace holds, draws and moves through, and how a decision reaches it.
+
+:class:`WorkspaceCore` is the base of :class:`~screens.workspace_screen.WorkspaceScreen`
+and of the mixins that group its actions (decisions, hand edits, restores,
+attribution): each of those subclasses it, so every attribute and helper they
+use is declared once, here, and typed for ``mypy --strict``.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
+
+from services.accidents import hunk_index_of, missing_accidents
+from services.audit import Finding
+from services.conflict_models import ConflictFile, FileAttribution, split_lines
+from services.persister import Persister
+from services.policies import KEEP_DEV, OVERRIDE_FROM_MAIN
+from services.state_model import Action, Cursor, SyncState, move_cursor
+from services.sync import SyncSession
+from services.workspace import (
+    Decided,
+    Layout,
+    action_lines,
+    decide_hunk,
+    decide_in_edited,
+    edited_lines,
+    file_status,
+    first_unresolved,
+    layout,
+)
+from services.workspace_loader import WorkspaceData
+from tui.widgets.conflict_list import ConflictList
+from tui.widgets.hunk_info import hunk_info
+from tui.widgets.threeway import ThreeWayView
+
+
+class SaveFailed(Message):
+    """The persister could not save a decision (posted from its thread)."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__()
+        self.line = line
+
+
+class WorkspaceCore(Screen[None]):
+    """The workspace's state and view; the keys are bound in the subclass."""
+
+    def __init__(self, session: SyncSession) -> None:
+        super().__init__()
+        self.session = session
+        self.data: WorkspaceData | None = None
+        self.state: SyncState | None = None
+        self.texts: dict[str, tuple[str, ...]] = {}
+        self.policies: dict[str, str | None] = {}
+        self._attributions: dict[str, FileAttribution] = {}
+        self._dev_files: dict[str, tuple[str, ...]] = {}  # dev base's file, read for restores
+        self.persister = Persister(session.git, self._save_failed)
+
+    # -- what is on screen -----------------------------------------------------------
+
+    @property
+    def conflict(self) -> ConflictFile | None:
+        """The file in the view."""
+        if self.data is None or self.state is None or self.state.cursor.path is None:
+            return None
+        return self.data.conflicts.file(self.state.cursor.path)
+
+    def _refresh_list(self) -> None:
+        assert self.data is not None and self.state is not None
+        statuses = {
+            f.path: file_status(self.state, f, self.policies[f.path])
+            for f in self.data.conflicts.files
+        }
+        badges = {f.path: self._badge(f) for f in self.data.conflicts.files}
+        self.query_one(ConflictList).show(self.data.conflicts.files, statuses, badges)
+
+    def _badge(self, conflict: ConflictFile) -> str:
+        assert self.data is not None
+        policy = self.policies.get(conflict.path)
+        mark = {KEEP_DEV: "K", OVERRIDE_FROM_MAIN: "M"}.get(policy or "", "")
+        if conflict.file_key in self.data.file_suggestions or any(
+            self.data.suggestions.get(h.key) for h in conflict.hunks
+        ):
+            mark += "↺"
+        return mark
+
+    def _open(self, path: str, hunk: int = 0) -> None:
+        assert self.data is not None and self.state is not None
+        conflict = self.data.conflicts.file(path)
+        if conflict is None:
+            return
+        self._move_cursor(path, hunk)
+        self._redraw()
+        self.query_one(ThreeWayView).scroll_to_hunk(self.state.cursor.hunk)
+
+    def _move_cursor(self, path: str, hunk: int) -> None:
+        assert self.state is not None
+        conflict = self.data.conflicts.file(path) if self.data else None
+        count = len(conflict.hunks) if conflict else 0
+        hunk = max(0, min(hunk, count - 1)) if count else 0
+        if self.state.cursor != Cursor(path, hunk):
+            self.state = move_cursor(self.state, path, hunk)
+            self.persister.save(self.state)
+
+    def _redraw(self) -> None:
+        conflict, state = self.conflict, self.state
+        if conflict is None or state is None:
+            return
+        view = self.query_one(ThreeWayView)
+        if conflict.whole_file_only:
+            view.display = False
+        else:
+            view.display = True
+            current = self._layout(conflict)
+            view.show(conflict, current.results, current.gaps)
+            view.current_hunk = state.cursor.hunk
+        self.query_one("#ws-hunk-info", Static).update(self._info(conflict))
+
+    @on(ThreeWayView.Resized)
+    def _retitle(self) -> None:
+        view = self.query_one(ThreeWayView)
+        self.query_one("#ws-pane-titles", Static).update(Content(view.titles()))
+
+    def _info(self, conflict: ConflictFile) -> Content:
+        assert self.state is not None and self.data is not None
+        # A whole-file-only file shows no hunk, so no accident line: skip the audit.
+        accidents = () if conflict.whole_file_only else self._accidents(conflict)
+        policy = self.policies.get(conflict.path)
+        return hunk_info(conflict, self.state, policy, self.data, accidents)
+
+    # -- navigation -------------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#ws-files")
+    def _file_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self._open(event.row_key.value)
+            self.query_one(ThreeWayView).focus()
+
+    def action_next_hunk(self) -> None:
+        """Go to the next hunk."""
+        self._step_hunk(+1)
+
+    def action_previous_hunk(self) -> None:
+        """Go to the previous hunk."""
+        self._step_hunk(-1)
+
+    def _step_hunk(self, delta: int) -> None:
+        conflict = self.conflict
+        if conflict is None or self.state is None or not conflict.hunks:
+            return
+        self._move_cursor(conflict.path, self.state.cursor.hunk + delta)
+        self.query_one(ThreeWayView).scroll_to_hunk(self.state.cursor.hunk)
+        self.query_one("#ws-hunk-info", Static).update(self._info(conflict))
+
+    def action_next_file(self) -> None:
+        """Go to the next file that is not approved."""
+        if self.data is None or self.state is None:
+            return
+        following = first_unresolved(self.state, self.data.conflicts, self.state.cursor.path)
+        if following is None:
+            self.notify("Every file is approved.")
+            return
+        files = self.query_one(ConflictList)
+        files.move_cursor(row=files.get_row_index(following.path))
+        self._open(following.path)
+
+    # -- decisions --------------------------------------------------------------------
+
+    def _apply(self, decided: Decided) -> None:
+        """Show a decision at once and save it in the background, in order."""
+        self.state = decided.state
+        for blob, data in decided.blobs.items():
+            self.texts[blob] = tuple(split_lines(data.decode("utf-8", "surrogateescape")))
+        self.persister.save(decided.state, decided.blobs)
+        self._redraw()
+        conflict = self.conflict
+        if conflict is not None:
+            status = file_status(self.state, conflict, self.policies.get(conflict.path))
+            self.query_one(ConflictList).update_status(conflict.path, status)
+
+    def _layout(self, conflict: ConflictFile) -> Layout:
+        assert self.state is not None
+        decisions = self.state.decisions(conflict.path)
+        return layout(conflict, decisions, self.texts, self.policies.get(conflict.path))
+
+    def _results(self, conflict: ConflictFile) -> list[tuple[str, ...]]:
+        return self._layout(conflict).results
+
+    def _decide_hunk(
+        self,
+        conflict: ConflictFile,
+        index: int,
+        action: Action,
+        lines: tuple[str, ...] | None = None,
+        carried_from: str | None = None,
+    ) -> None:
+        """Decide one hunk; in a file already edited whole, keep that edit around the hunk."""
+        assert self.state is not None
+        edited = edited_lines(self.state.decisions(conflict.path), self.texts)
+        if edited is None:
+            decided = decide_hunk(self.state, conflict, index, action, lines, carried_from)
+        else:
+            chosen = lines if lines is not None else action_lines(conflict.hunks[index], action)
+            found = decide_in_edited(self.state, conflict, edited, index, chosen, self.texts)
+            if found is None:
+                self.notify("This hunk cannot be found in the edited file.", severity="warning")
+                return
+            decided = found
+        self._apply(decided)
+
+    # -- the audit's accidents --------------------------------------------------------
+
+    def _accidents(self, conflict: ConflictFile) -> tuple[Finding, ...]:
+        """The audit's probable accidents in this file that the current result still lacks."""
+        audit = self.data.audit if self.data is not None else None
+        if audit is None:
+            return ()
+        dev_file = self._dev_files.get(conflict.path)
+        return missing_accidents(
+            audit.in_file(conflict.path), conflict, self._layout(conflict), dev_file
+        )
+
+    def _hunk_of(self, conflict: ConflictFile, dev_line: int) -> int | None:
+        return hunk_index_of(conflict, dev_line)
+
+    # -- saving -----------------------------------------------------------------------
+
+    def _save_failed(self, line: str) -> None:
+        # Called on the persister's thread: a message is the thread-safe way back.
+        self.post_message(SaveFailed(line))
+
+    def on_save_failed(self, message: SaveFailed) -> None:
+        self.notify(message.line, severity="error", markup=False, timeout=10)

@@ -1,0 +1,111 @@
+"""The workspace's one-key decisions: a side, a union, a suggestion, a whole file, undo, approve."""
+
+from __future__ import annotations
+
+from textual import work
+
+from screens.workspace_core import WorkspaceCore
+from services.conflict_models import ConflictFile
+from services.learn import remember_approval
+from services.state_model import Action, SyncState, redo, undo
+from services.storage import lines_to_bytes, read_blobs
+from services.workspace import Decided, approve_file, decide_file
+from services.workspace_loader import WorkspaceData
+
+
+class DecisionActions(WorkspaceCore):
+    """The keys that decide a hunk or a file (bound in WorkspaceScreen.BINDINGS)."""
+
+    def action_take(self, action: str) -> None:
+        """Resolve the current hunk with one of its sides or a union."""
+        conflict, state = self.conflict, self.state
+        if conflict is None or state is None:
+            return
+        if conflict.whole_file_only:
+            self.notify("This file can only be resolved whole: D or M.", severity="warning")
+            return
+        self._decide_hunk(conflict, state.cursor.hunk, Action(action))
+
+    def action_suggestion(self) -> None:
+        """Take the carried-over resolution suggested for this hunk (never applied silently)."""
+        conflict, state, data = self.conflict, self.state, self.data
+        if conflict is None or state is None or data is None:
+            return
+        if conflict.whole_file_only:
+            self._take_file_suggestion(conflict, state, data)
+            return
+        hunk = conflict.hunks[state.cursor.hunk]
+        found = [s for s in data.suggestions.get(hunk.key, []) if s.blob in self.texts]
+        if not found:
+            self.notify("No resolution learned for this hunk.")
+            return
+        best = found[0]
+        assert best.blob is not None
+        lines = self.texts[best.blob]
+        action = best.action or Action.EDITED
+        self._decide_hunk(conflict, hunk.index, action, lines, carried_from=best.describe())
+
+    def _take_file_suggestion(
+        self, conflict: ConflictFile, state: SyncState, data: WorkspaceData
+    ) -> None:
+        found = data.file_suggestions.get(conflict.file_key)
+        if found is None or (found.blob is not None and found.blob not in self.texts):
+            self.notify("No resolution learned for this file.")
+            return
+        content = None if found.blob is None else lines_to_bytes(self.texts[found.blob])
+        action = Action.DELETED if content is None else (found.action or Action.EDITED)
+        decided = decide_file(state, conflict, action, content)
+        self._apply(decided)
+        self.notify(f"Taken: {found.describe()}", markup=False)
+
+    def action_whole(self, side: str) -> None:
+        """Resolve the whole file as dev's or main's version (deleted if that side has none)."""
+        conflict, state = self.conflict, self.state
+        if conflict is None or state is None:
+            return
+        self._take_whole(conflict, Action(side))
+
+    @work(thread=True, exit_on_error=False, group="whole-file")
+    def _take_whole(self, conflict: ConflictFile, action: Action) -> None:
+        # The worker only reads; the decision is made on the UI thread against the
+        # state as it is then, so nothing decided meanwhile is overwritten.
+        blob = conflict.dev_blob if action is Action.DEV else conflict.main_blob
+        data = None if blob is None else read_blobs(self.session.git, [blob]).get(blob)
+        self.app.call_from_thread(self._decide_whole, conflict, action, data)
+
+    def _decide_whole(self, conflict: ConflictFile, action: Action, data: bytes | None) -> None:
+        if self.state is None:
+            return
+        final = Action.DELETED if data is None else action
+        self._apply(decide_file(self.state, conflict, final, data))
+
+    def action_undo(self) -> None:
+        """Undo the last decision in this file."""
+        if self.state is not None and self.conflict is not None:
+            self._apply(Decided(undo(self.state, self.conflict.path), {}))
+
+    def action_redo(self) -> None:
+        """Redo the last undone decision in this file."""
+        if self.state is not None and self.conflict is not None:
+            self._apply(Decided(redo(self.state, self.conflict.path), {}))
+
+    def action_approve(self) -> None:
+        """Approve this file's resolution, and go to the next unresolved file."""
+        conflict, state = self.conflict, self.state
+        if conflict is None or state is None:
+            return
+        approved = approve_file(state, conflict, self.policies.get(conflict.path))
+        if approved is None:
+            self.notify(
+                "Some hunks still have conflict markers: decide them before approving.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self._apply(approved)
+        if self.data is not None and not conflict.whole_file_only:
+            # Approving teaches the carry-over store, for the next sync's identical hunks.
+            store, results = self.data.store, self._results(conflict)
+            branch = self.data.branch or self.session.refs.head_name
+            self.persister.run(lambda: remember_approval(store, conflict, results, branch))
+        self.action_next_file()

@@ -1,0 +1,69 @@
+"""The workspace's keys for the audit's probable accidents: go to the next one (x), restore (R)."""
+
+from __future__ import annotations
+
+from textual import work
+
+from screens.workspace_core import WorkspaceCore
+from services.accidents import next_accident_hunk, outside_hunks, restore_in_hunk, restore_outside
+from services.audit import Finding
+from services.conflict_models import ConflictFile
+from services.state_model import Action
+from services.storage import lines_to_bytes, read_lines
+from services.workspace import decide_file
+from tui.widgets.threeway import ThreeWayView
+
+
+class RestoreActions(WorkspaceCore):
+    """The keys that find and put back dev lines lost by accident (bound in WorkspaceScreen)."""
+
+    def action_next_accident(self) -> None:
+        """Go to the next hunk holding a dev line that the result lost by accident."""
+        conflict, state = self.conflict, self.state
+        if conflict is None or state is None or conflict.whole_file_only:
+            return
+        following = next_accident_hunk(conflict, self._accidents(conflict), state.cursor.hunk)
+        if following is None:
+            self.notify("No probable accident inside this file's conflict hunks.")
+            return
+        self._move_cursor(conflict.path, following)
+        self.query_one(ThreeWayView).scroll_to_hunk(following)
+        self._redraw()
+
+    def action_restore(self) -> None:
+        """Put the dev lines the audit found missing in this hunk back into its result."""
+        conflict, state = self.conflict, self.state
+        if conflict is None or state is None or conflict.whole_file_only:
+            return
+        index = state.cursor.hunk
+        current = self._results(conflict)[index]
+        lines = restore_in_hunk(conflict, index, current, self._accidents(conflict))
+        if lines != current:
+            self._decide_hunk(conflict, index, Action.EDITED, lines)
+            return
+        outside = outside_hunks(conflict, self._accidents(conflict))
+        if not outside:
+            self.notify("Nothing to restore in this hunk.")
+            return
+        # Outside the hunks: the whole file becomes an edit, with dev's lines back.
+        self._restore_outside(conflict, outside)
+
+    @work(thread=True, exit_on_error=False, group="restore")
+    def _restore_outside(self, conflict: ConflictFile, findings: list[Finding]) -> None:
+        dev_blob = conflict.dev_blob
+        if dev_blob is None:
+            return
+        dev_file = tuple(read_lines(self.session.git, dev_blob))
+        self.app.call_from_thread(self._restored_outside, conflict, findings, dev_file)
+
+    def _restored_outside(
+        self, conflict: ConflictFile, findings: list[Finding], dev_file: tuple[str, ...]
+    ) -> None:
+        # On the UI thread, against the current state and result.
+        if self.state is None:
+            return
+        self._dev_files[conflict.path] = dev_file
+        result = self._layout(conflict).lines
+        lines = restore_outside(dev_file, result, findings)
+        if lines != result:
+            self._apply(decide_file(self.state, conflict, Action.EDITED, lines_to_bytes(lines)))

@@ -1,0 +1,100 @@
+"""The workspace's info lines above the panes: the file, the hunk, what was decided and offered."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.content import Content
+
+from services.accidents import hunk_index_of
+from services.audit import Finding
+from services.conflict_models import ConflictFile
+from services.state_model import Action, SyncState
+from services.workspace import file_status, whole_file_action
+from services.workspace_loader import WorkspaceData
+
+ACTION_LABELS = {
+    Action.DEV: "dev",
+    Action.MAIN: "main",
+    Action.UNION: "union (dev, then main)",
+    Action.UNION_MAIN_FIRST: "union (main, then dev)",
+    Action.BASE: "base",
+    Action.EDITED: "edited by hand",
+    Action.DELETED: "deleted",
+}
+
+# Content.assemble takes plain strings, (text, style) pairs and Content: no
+# string is parsed as markup, so a path, a dev line or a suggestion cannot
+# inject styles or actions. Styles such as "$accent" name theme variables,
+# resolved when the widget showing the Content renders.
+Part = str | tuple[str, str] | Content
+
+
+def hunk_info(
+    conflict: ConflictFile,
+    state: SyncState,
+    policy: str | None,
+    data: WorkspaceData,
+    accidents: Sequence[Finding],
+) -> Content:
+    """The lines about ``conflict`` and its current hunk; ``accidents`` those it still lacks."""
+    parts = _file_line(conflict, state, policy)
+    if conflict.whole_file_only:
+        return Content.assemble(*parts, *_whole_file_lines(conflict, data))
+    index = state.cursor.hunk
+    hunk = conflict.hunks[index]
+    choice = state.decisions(conflict.path).hunk(index)
+    parts.append(f"\nhunk {index + 1}/{len(conflict.hunks)} · head resolved it as ")
+    parts.append((hunk.resolution, "bold"))
+    if choice is not None and choice.key == hunk.key:
+        parts.append(" · you chose ")
+        parts.append((ACTION_LABELS[choice.action], "bold $success"))
+    if accidents:
+        parts.extend(_accident_line(conflict, index, accidents))
+    for suggestion in data.suggestions.get(hunk.key, [])[:1]:
+        parts.append(("\n↺ ", "bold $accent"))
+        parts.append(f"suggested: {suggestion.describe()} (press s to take it)")
+    return Content.assemble(*parts)
+
+
+def _file_line(conflict: ConflictFile, state: SyncState, policy: str | None) -> list[Part]:
+    decisions = state.decisions(conflict.path)
+    status = file_status(state, conflict, policy)
+    parts: list[Part] = [
+        (conflict.display_path, "bold"), f"  {conflict.type} · {status} · head: ",
+        (conflict.resolution, "bold"),
+    ]  # fmt: skip
+    if decisions.whole_file is not None:
+        parts.append(f" · you: whole file {ACTION_LABELS[decisions.whole_file.action]}")
+    elif whole_file_action(decisions, policy) is not None:
+        parts.append((f" · policy {policy}: whole file (any decision overrides)", "$accent"))
+    return parts
+
+
+def _whole_file_lines(conflict: ConflictFile, data: WorkspaceData) -> list[Part]:
+    parts: list[Part] = []
+    learned = data.file_suggestions.get(conflict.file_key)
+    if learned is not None:
+        parts.append(("\n↺ ", "bold $accent"))
+        parts.append(f"suggested: {learned.describe()} (press s to take it)")
+    parts.append("\nWhole-file choice only (")
+    parts.append("binary" if conflict.binary else "no hunks to show")
+    parts.append("): D takes dev's file, M takes main's.")
+    for message in conflict.messages:
+        parts.append(f"\n{message}")
+    return parts
+
+
+def _accident_line(conflict: ConflictFile, index: int, accidents: Sequence[Finding]) -> list[Part]:
+    here = [f for f in accidents if hunk_index_of(conflict, f.line) == index]
+    parts: list[Part] = [
+        (f"\n⚠ {len(accidents)} probable accident(s) in this file", "$warning"),
+        f" ({len(here)} in this hunk): dev lines missing from the result",
+    ]
+    if here:
+        parts.append(f" · line {here[0].line}: ")
+        parts.append((here[0].text.strip()[:60], "bold"))
+        parts.append(" · R restores it")
+    else:
+        parts.append(" · x goes to the next one")
+    return parts
