@@ -24,17 +24,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from services.sandbox import builders as b
 from services.sandbox import codecov, graphql_api, rest
+from services.sandbox.answers import Answer, LiveFault, fault_answer, paginate
 from services.sandbox.scenario import FaultSpec, Scenario
 from services.sandbox.store import Store
 
@@ -42,31 +42,6 @@ JSON = dict[str, Any]
 GHES_PREFIX = "/api/v3"
 RATE_LIMIT = 5000
 _WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """A response about to be written: status, JSON body (None: empty), extra headers."""
-
-    status: int
-    body: Any
-    headers: dict[str, str]
-
-
-class _Fault:
-    """A live fault: a :class:`FaultSpec` with its compiled pattern and remaining count."""
-
-    def __init__(self, spec: FaultSpec) -> None:
-        self.spec = spec
-        self.pattern = re.compile(spec.path)
-        self.remaining = spec.times
-
-    def matches(self, method: str, path: str) -> bool:
-        return (
-            self.remaining > 0
-            and self.spec.method.upper() in (method, "*")
-            and self.pattern.search(path) is not None
-        )
 
 
 class Sandbox:
@@ -82,7 +57,7 @@ class Sandbox:
         self._log_lock = threading.Lock()
         self._writes: list[JSON] = []
         self._requests: list[JSON] = []
-        self._faults = [_Fault(spec) for spec in scenario.faults]
+        self._faults = [LiveFault(spec) for spec in scenario.faults]
         self._used = 0
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -180,7 +155,7 @@ class Sandbox:
         """Answer the next ``times`` matching requests with ``status`` (see :class:`FaultSpec`)."""
         spec = FaultSpec(method, path_regex, status, times, headers, body, apply)
         with self._log_lock:
-            self._faults.append(_Fault(spec))
+            self._faults.append(LiveFault(spec))
 
     def take_fault(self, method: str, path: str) -> FaultSpec | None:
         """The first live fault matching a request, consumed once."""
@@ -317,7 +292,7 @@ class _Handler(BaseHTTPRequestHandler):
             return Answer(401, b.error(401, "Bad credentials"), {}), None
         fault = sandbox.take_fault(self.command, rel)
         if fault is not None and not fault.apply:
-            return _fault_answer(fault), None
+            return fault_answer(fault), None
         try:
             request_body: Any = json.loads(raw) if raw else None
         except ValueError:
@@ -336,9 +311,9 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             call = rest.Call(self.command, rel, query, request_body, urls, sandbox.store)
             reply = rest.dispatch(call)
-            answer, created = _paginate(reply, urls, rel, query), reply.created_id
+            answer, created = paginate(reply, urls, rel, query), reply.created_id
         if fault is not None:  # applied, then answered as failed: an ambiguous error
-            return _fault_answer(fault), created
+            return fault_answer(fault), created
         return answer, created
 
     def _send(self, answer: Answer, if_none_match: str | None) -> None:
@@ -400,16 +375,6 @@ def _parse_json(raw: bytes) -> Any:
         return None
 
 
-def _fault_answer(fault: FaultSpec) -> Answer:
-    body = fault.body
-    if body is None:
-        phrase = (
-            HTTPStatus(fault.status).phrase if fault.status in HTTPStatus._value2member_map_ else ""
-        )
-        body = b.error(fault.status, phrase or "Error")
-    return Answer(fault.status, body, dict(fault.headers or {}))
-
-
 def _graphql(sandbox: Sandbox, method: str, urls: b.Urls, body: Any) -> Answer:
     if method != "POST":
         return Answer(404, b.error(404, "Not Found"), {})
@@ -420,45 +385,6 @@ def _graphql(sandbox: Sandbox, method: str, urls: b.Urls, body: Any) -> Answer:
         sandbox.store, urls, body["query"], variables if isinstance(variables, dict) else None
     )
     return Answer(200, result, {})
-
-
-def _paginate(reply: rest.Reply, urls: b.Urls, rel: str, query: dict[str, list[str]]) -> Answer:
-    """Cut a list reply into the requested page and add GitHub's ``Link`` header."""
-    headers = dict(reply.headers)
-    if not (reply.paginate or reply.list_key) or reply.status != 200:
-        return Answer(reply.status, reply.payload, headers)
-    items = reply.payload[reply.list_key] if reply.list_key else reply.payload
-    per_page = min(100, max(1, _int(query, "per_page", 30)))
-    page = max(1, _int(query, "page", 1))
-    last = max(1, -(-len(items) // per_page))
-    window = items[(page - 1) * per_page : page * per_page]
-    if reply.list_key:
-        payload: Any = {**reply.payload, reply.list_key: window}
-    else:
-        payload = window
-    others = {k: v[0] for k, v in sorted(query.items()) if k not in ("page", "per_page")}
-
-    def link(number: int, rel_name: str) -> str:
-        params = urlencode({**others, "per_page": per_page, "page": number})
-        return f'<{urls.api}{rel}?{params}>; rel="{rel_name}"'
-
-    links = []
-    if page > 1:
-        links += [link(page - 1, "prev")]
-    if page < last:
-        links += [link(page + 1, "next"), link(last, "last")]
-    if page > 1:
-        links += [link(1, "first")]
-    if links:
-        headers["Link"] = ", ".join(links)
-    return Answer(200, payload, headers)
-
-
-def _int(query: dict[str, list[str]], name: str, default: int) -> int:
-    try:
-        return int(query[name][0])
-    except (KeyError, ValueError, IndexError):
-        return default
 
 
 def _control(sandbox: Sandbox, path: str) -> Answer:
