@@ -39,14 +39,6 @@ from tui.widgets.findings_table import FindingsTable
 from tui.widgets.loading_bar import LoadingBar
 
 
-class FindingsProgressed(Message):
-    """A loading step began (posted from the worker thread)."""
-
-    def __init__(self, step: str) -> None:
-        super().__init__()
-        self.step = step
-
-
 class DecisionSaved(Message):
     """A disposition reached the disk (posted from the saver thread), or failed to."""
 
@@ -81,7 +73,8 @@ class FindingsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        yield LoadingBar("Reading the pull request…", id="findings-loading")
+        self._bar = LoadingBar("Reading the pull request…", id="findings-loading")
+        yield self._bar
         yield Label("", id="findings-notes", markup=False)
         with Horizontal(id="findings-body"):
             yield FindingsTable(id="findings-table")
@@ -109,17 +102,11 @@ class FindingsScreen(Screen[None]):
         worker = get_current_worker()
         link = self.data.link if self.data is not None else self._link()
 
-        def progress(step: str) -> None:
-            self.post_message(FindingsProgressed(step))
-
         # The refs are read again: a write, a re-sign or a push elsewhere moved them.
         self.session = session = reopen(self.session)
         return load_findings(
-            session, link, progress=progress, cancelled=lambda: worker.is_cancelled
+            session, link, progress=self._bar.report, cancelled=lambda: worker.is_cancelled
         )
-
-    def on_findings_progressed(self, message: FindingsProgressed) -> None:
-        self.query_one(LoadingBar).step(f"{message.step}…")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "findings-load":

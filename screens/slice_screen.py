@@ -11,7 +11,6 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -33,14 +32,6 @@ from tui.text import error_line
 from tui.widgets.loading_bar import LoadingBar
 from tui.widgets.slice_table import SliceTable
 from tui.widgets.sync_summary import SyncSummary
-
-
-class LoadProgressed(Message):
-    """A loading step began (posted from the worker thread)."""
-
-    def __init__(self, step: str) -> None:
-        super().__init__()
-        self.step = step
 
 
 class SliceScreen(Screen[None]):
@@ -65,7 +56,8 @@ class SliceScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        yield LoadingBar("", id="loading-bar")
+        self._bar = LoadingBar("", id="loading-bar")
+        yield self._bar
         with Horizontal(id="slice-body"):
             yield SliceTable(id="slice-table")
             with VerticalScroll(id="summary-pane"):
@@ -88,17 +80,11 @@ class SliceScreen(Screen[None]):
         # after a write, an undo or an outside change shows where they are now.
         worker = get_current_worker()
 
-        def progress(step: str) -> None:
-            self.post_message(LoadProgressed(step))
-
         session = reopen(self.session)
         report = load_report(
-            session, progress=progress, cancelled=lambda: worker.is_cancelled, detail=False
+            session, progress=self._bar.report, cancelled=lambda: worker.is_cancelled, detail=False
         )
         return session, report
-
-    def on_load_progressed(self, message: LoadProgressed) -> None:
-        self.query_one(LoadingBar).step(f"{message.step}…")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "load-report":

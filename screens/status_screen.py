@@ -11,7 +11,6 @@ from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
@@ -49,14 +48,6 @@ LABEL_SUGGESTION = "Run functional tests"
 RATE_RESERVE = 200
 
 
-class StatusProgressed(Message):
-    """A loading step began (posted from the worker thread)."""
-
-    def __init__(self, step: str) -> None:
-        super().__init__()
-        self.step = step
-
-
 class StatusScreen(Screen[None]):
     """Everything between a fixed branch and a merge: sign-offs, coverage, checks, description."""
 
@@ -81,7 +72,8 @@ class StatusScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        yield LoadingBar("Reading the pull request…", id="status-loading")
+        self._bar = LoadingBar("Reading the pull request…", id="status-loading")
+        yield self._bar
         with VerticalScroll(id="status-body"):
             yield Static(id="status-text")
         yield Footer()
@@ -108,15 +100,11 @@ class StatusScreen(Screen[None]):
         worker = get_current_worker()
         link = self.data.link if self.data is not None else self._link()
 
-        def progress(step: str) -> None:
-            self.post_message(StatusProgressed(step))
-
         # The refs are read again: a write, a re-sign or a push elsewhere moved them.
         self.session = session = reopen(self.session)
-        return load_status(session, link, progress=progress, cancelled=lambda: worker.is_cancelled)
-
-    def on_status_progressed(self, message: StatusProgressed) -> None:
-        self.query_one(LoadingBar).step(f"{message.step}…")
+        return load_status(
+            session, link, progress=self._bar.report, cancelled=lambda: worker.is_cancelled
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "status-load":

@@ -67,7 +67,8 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        yield LoadingBar("Reading the conflicts…", id="ws-loading")
+        self._bar = LoadingBar("Reading the conflicts…", id="ws-loading")
+        yield self._bar
         with Horizontal(id="ws-body"):
             yield ConflictList(id="ws-files")
             with Vertical(id="ws-main"):
@@ -89,13 +90,7 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
     def _load(self) -> WorkspaceData:
         worker = get_current_worker()
 
-        def progress(step: str) -> None:
-            self.app.call_from_thread(self._progress, step)
-
-        return load_workspace(self.session, progress, lambda: worker.is_cancelled)
-
-    def _progress(self, step: str) -> None:
-        self.query_one(LoadingBar).step(f"{step}…")
+        return load_workspace(self.session, self._bar.report, lambda: worker.is_cancelled)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "load-workspace":

@@ -29,15 +29,17 @@ rollup, only without GitHub's own required marks.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from services.gh_token import Token
 from services.github_api import GitHubClient, GitHubError, GitHubTarget, PostResult, graphql
 from services.pr_models import CheckRun, CommitStatus, PullRequest
+
+T = TypeVar("T")
 
 Kind = Literal["check", "status"]
 State = Literal[
@@ -147,43 +149,30 @@ def _moment(value: str) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def _newest(
+    items: Iterable[T], key: Callable[[T], Hashable], when: Callable[[T], tuple[datetime, int]]
+) -> list[T]:
+    """One item per ``key``: the one latest by ``when`` (a time, then an id)."""
+    newest: dict[Hashable, T] = {}
+    for item in items:
+        kept = newest.get(key(item))
+        if kept is None or when(item) > when(kept):
+            newest[key(item)] = item
+    return list(newest.values())
+
+
 def latest_runs(runs: Iterable[CheckRun]) -> list[CheckRun]:
     """One check run per name: the latest (by ``started_at``, then id), as GitHub shows it."""
-    newest: dict[str, CheckRun] = {}
-    for run in runs:
-        kept = newest.get(run.name)
-        if kept is None or (_moment(run.started_at), run.id) > (
-            _moment(kept.started_at),
-            kept.id,
-        ):
-            newest[run.name] = run
-    return list(newest.values())
+    return _newest(runs, lambda r: r.name, lambda r: (_moment(r.started_at), r.id))
 
 
 def latest_statuses(statuses: Iterable[CommitStatus]) -> list[CommitStatus]:
     """One status per context: the latest (by ``created_at``, then id)."""
-    newest: dict[str, CommitStatus] = {}
-    for status in statuses:
-        kept = newest.get(status.context)
-        if kept is None or (_moment(status.created_at), status.id) > (
-            _moment(kept.created_at),
-            kept.id,
-        ):
-            newest[status.context] = status
-    return list(newest.values())
+    return _newest(statuses, lambda s: s.context, lambda s: (_moment(s.created_at), s.id))
 
 
 def _latest_contexts(contexts: Iterable[RollupContext]) -> list[RollupContext]:
-    newest: dict[tuple[str, str], RollupContext] = {}
-    for context in contexts:
-        key = (context.kind, context.name)
-        kept = newest.get(key)
-        if kept is None or (_moment(context.started_at), context.id) > (
-            _moment(kept.started_at),
-            kept.id,
-        ):
-            newest[key] = context
-    return list(newest.values())
+    return _newest(contexts, lambda c: (c.kind, c.name), lambda c: (_moment(c.started_at), c.id))
 
 
 def check_state(status: str, conclusion: str | None) -> State:

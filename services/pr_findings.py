@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from services.anatomy import find_sync_merge
-from services.dispositions import Book, Decision, Posted, decide, load_book, now, record_post
+from services.dispositions import Book, Decision, Posted, load_book, now, record_post
 from services.errors import Cancelled, ServiceError
 from services.finding_models import Disposition, Finding, RangeOrigin
 from services.findings import collect_findings
@@ -192,14 +192,6 @@ def _code(session: SyncSession, origins: list[RangeOrigin]) -> dict[int, tuple[s
         stop = min(origin.end, origin.start + CODE_LINES_PER_RANGE - 1)
         code[index] = tuple(lines[origin.start - 1 : stop])
     return code
-
-
-def save_decision(
-    session: SyncSession, data: FindingsData, finding_id: str, decision: Decision
-) -> FindingsData:
-    """Persist one disposition now; the data with the saved book."""
-    book = decide(session.git, data.link.target.full_name, data.pr.number, finding_id, decision)
-    return FindingsData(data.link, data.pr, data.views, book, data.local_head, data.notes)
 
 
 def reply_rows(data: FindingsData) -> list[ReplyRow]:

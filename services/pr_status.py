@@ -12,7 +12,6 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from services.anatomy import find_sync_merge
 from services.checks import Rollup, fetch_rollup, post_ci_trigger, rollup, toggle_label
 from services.coverage import PatchCoverage, fetch_compare, ours_lines, patch_coverage
 from services.dco_status import (
@@ -68,8 +67,14 @@ def load_status(
     *,
     progress: Callable[[str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    pr: PullRequest | None = None,
+    report: SyncReport | None = None,
 ) -> StatusData:
-    """Read the pull request and compute its DCO, coverage, checks and description check."""
+    """Read the pull request and compute its DCO, coverage, checks and description check.
+
+    ``pr`` and ``report``, when the caller already read them (the findings read
+    the same pull request), are used instead of reading them again.
+    """
     say = progress or (lambda _step: None)
 
     def check() -> None:
@@ -77,10 +82,13 @@ def load_status(
             raise Cancelled("reading the status was cancelled")
 
     client = GitHubClient(link.target, link.token)
-    pr = client.pull_request(pull_number(session, link, client), progress=say, cancelled=cancelled)
+    if pr is None:
+        number = pull_number(session, link, client)
+        pr = client.pull_request(number, progress=say, cancelled=cancelled)
     check()
-    say("Reading the sync")
-    report = load_report(session, cancelled=cancelled, detail=False)
+    if report is None:
+        say("Reading the sync")
+        report = load_report(session, cancelled=cancelled, detail=False)
     git, config = session.git, session.config
     notes: list[str] = []
     if pr.head_sha != session.refs.head:
@@ -126,8 +134,8 @@ def load_status(
         pr.number,
         os.environ.get("CODECOV_TOKEN") or None,
     )
-    merge = find_sync_merge(git, session.refs.head, session.refs.dev, session.refs.main)
-    ours = ours_lines(git, session.refs.head, merge.sha) if merge is not None else None
+    merge = report.anatomy.merge  # the report found it already
+    ours = ours_lines(git, session.refs.head, merge) if merge is not None else None
     coverage = patch_coverage(pr, compare.payload, ours=ours)
 
     body = verify_body(pr.body, report)

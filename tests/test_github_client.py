@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from services.demo import DemoFacts, build_world
-from services.dispositions import Decision
+from services.dispositions import Decision, decide
 from services.finding_models import Disposition, Origin
 from services.gh_token import Token
 from services.github_api import (
@@ -25,7 +26,6 @@ from services.pr_findings import (
     load_findings,
     post_reply,
     reply_text,
-    save_decision,
 )
 from services.sandbox import Sandbox, demo_scenario
 from services.sync import SyncOptions, SyncSession, open_sync
@@ -104,7 +104,9 @@ def test_findings_are_traced_to_every_origin_class(world: DemoFacts, sandbox: Sa
 def _decided(world: DemoFacts, sandbox: Sandbox) -> tuple[SyncSession, FindingsData]:
     session = _session(world)
     data = load_findings(session, _link(sandbox))
-    data = save_decision(session, data, "F1", Decision(Disposition.FIX_ON_MAIN, "lands on main"))
+    decision = Decision(Disposition.FIX_ON_MAIN, "lands on main")
+    book = decide(session.git, "lumen-ai/lumen", data.pr.number, "F1", decision)
+    data = replace(data, book=book)
     return session, data
 
 

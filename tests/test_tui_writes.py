@@ -13,6 +13,7 @@ from services.conflict_models import ConflictFile
 from services.demo import DemoFacts, build_world
 from services.git import Git
 from services.sync import SyncOptions, open_sync
+from tests.prworld import until_screen
 from tui.app import SyncDeskApp
 from tui.widgets.conflict_list import ConflictList
 
@@ -30,24 +31,12 @@ async def _settle(pilot: Any) -> None:
     await pilot.pause()
 
 
-async def _until(pilot: Any, screen_type: type) -> Any:
-    """Wait until ``screen_type`` is on top (a writer's worker is still waiting on it,
-    so waiting for every worker to complete would never return)."""
-    for _ in range(400):
-        if isinstance(pilot.app.screen, screen_type):
-            await pilot.pause()
-            return pilot.app.screen
-        await pilot.pause(0.02)
-    messages = [n.message for n in pilot.app._notifications]
-    raise AssertionError(f"no {screen_type.__name__}; notifications: {messages}")
-
-
 async def _write_through_preview(pilot: Any, answer: str = "y") -> None:
     """W, then w on the preview, then ``answer`` to the confirmation."""
     await pilot.press("W")
-    await _until(pilot, PreviewScreen)
+    await until_screen(pilot, PreviewScreen)
     await pilot.press("w")
-    await _until(pilot, ConfirmScreen)
+    await until_screen(pilot, ConfirmScreen)
     await pilot.press(answer)
     await pilot.pause()
 
@@ -97,13 +86,13 @@ async def test_an_approved_resolution_becomes_the_new_repair(tmp_path: Path) -> 
         assert slice_screen.report.anatomy.repair == facts.repair
 
         await pilot.press("W")
-        preview = await _until(pilot, PreviewScreen)
+        preview = await until_screen(pilot, PreviewScreen)
         assert preview.plan.old_repair == facts.repair
         assert [c.path for c in preview.plan.changes] == [FILE]
         assert _head(facts) == facts.repair  # nothing written by the preview
 
         await pilot.press("w")
-        await _until(pilot, ConfirmScreen)
+        await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
         await _settle(pilot)
 
@@ -128,7 +117,7 @@ async def test_an_approved_resolution_becomes_the_new_repair(tmp_path: Path) -> 
 
         # Undo, also behind a confirmation, puts the old repair back.
         await pilot.press("U")
-        await _until(pilot, ConfirmScreen)
+        await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
         await _settle(pilot)
         assert _head(facts) == facts.repair
@@ -175,13 +164,13 @@ async def test_a_branch_moved_while_the_preview_was_open_is_not_overwritten(
     async with _app(facts).run_test(size=SIZE) as pilot:
         await _approve_main_then_dev(pilot)
         await pilot.press("W")
-        await _until(pilot, PreviewScreen)
+        await until_screen(pilot, PreviewScreen)
         # Someone else amends the branch while the maintainer reads the preview.
         moved = git.text("commit-tree", f"{facts.repair}^{{tree}}", "-p", facts.merge,
                          "-m", "someone else's repair").strip()  # fmt: skip
         git.run(["update-ref", f"refs/heads/{facts.sync_branch}", moved, facts.repair])
         await pilot.press("w")
-        await _until(pilot, ConfirmScreen)
+        await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
         await _settle(pilot)
         messages = [n.message for n in pilot.app._notifications]
@@ -202,7 +191,7 @@ async def test_push_sends_the_branch_with_a_lease_after_asking(tmp_path: Path) -
         await _settle(pilot)
         new_head = _head(facts)
         await pilot.press("P")
-        confirm = await _until(pilot, ConfirmScreen)
+        confirm = await until_screen(pilot, ConfirmScreen)
         assert facts.repair[:12] in confirm._question  # names what it replaces
         await pilot.press("y")
         await _settle(pilot)

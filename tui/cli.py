@@ -29,7 +29,7 @@ from services.sanitize import one_line
 from services.sync import SyncOptions, SyncSession, load_report, open_sync, writable_branch
 
 if TYPE_CHECKING:
-    from services.pr_findings import FindingsData, GitHubLink
+    from services.pr_findings import GitHubLink
     from services.pr_status import StatusData
     from services.repair_models import RepairPlan
     from services.sandbox import Sandbox
@@ -180,28 +180,30 @@ def _options(args: argparse.Namespace) -> SyncOptions:
 
 def _report(args: argparse.Namespace) -> int:
     session = open_sync(_options(args))
-    findings = status = None
+    link = None
     if args.with_pr or args.pr is not None:
-        from services.pr_findings import github_link_for, load_findings
-        from services.pr_status import load_status
+        from services.pr_findings import github_link_for
 
-        findings = load_findings(session, github_link_for(session, args.pr))
-        status = load_status(session, findings.link)
-    sys.stdout.write(_report_output(session, args.format, findings, status))
+        link = github_link_for(session, args.pr)
+    sys.stdout.write(_report_output(session, args.format, link))
     return 0
 
 
-def _report_output(
-    session: SyncSession,
-    fmt: str,
-    findings: FindingsData | None,
-    status: StatusData | None = None,
-) -> str:
-    """The report in ``fmt``, with the pull request's sections when they were read."""
+def _report_output(session: SyncSession, fmt: str, link: GitHubLink | None) -> str:
+    """The report in ``fmt``; with ``link``, the pull request's sections too.
+
+    The sync and the pull request are read once: the status reuses both.
+    """
     from services.findings_report import findings_json, findings_text
+    from services.pr_findings import load_findings
+    from services.pr_status import load_status
     from services.status_report import status_json
 
     report = load_report(session)
+    findings = status = None
+    if link is not None:
+        findings = load_findings(session, link)
+        status = load_status(session, findings.link, pr=findings.pr, report=report)
     if fmt == "json":
         data = to_json(report, session.config)
         if findings is not None:
@@ -281,13 +283,7 @@ def _demo(args: argparse.Namespace) -> int:
     with Sandbox(demo_scenario(facts)) as sandbox:
         link = _sandbox_link(sandbox)
         if args.report is not None:
-            from services.pr_findings import load_findings
-            from services.pr_status import load_status
-
-            session = open_sync(options)
-            findings = load_findings(session, link)
-            status = load_status(session, link)
-            sys.stdout.write(_report_output(session, args.report, findings, status))
+            sys.stdout.write(_report_output(open_sync(options), args.report, link))
             if args.no_open:
                 return 0
         return _run_app(options, github=lambda: link)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.widgets import Label, LoadingIndicator
 
 
@@ -13,6 +14,13 @@ class LoadingBar(Horizontal):
     Every line is literal text (``markup=False``): steps and errors can carry
     names from the repository or the server.
     """
+
+    class Stepped(Message):
+        """A worker began a step (posted from its thread)."""
+
+        def __init__(self, step: str) -> None:
+            super().__init__()
+            self.step = step
 
     def __init__(self, first: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -33,6 +41,18 @@ class LoadingBar(Horizontal):
     def step(self, line: str) -> None:
         """Say what is being done now."""
         self.query_one(Label).update(line)
+
+    def report(self, step: str) -> None:
+        """A worker's progress callback: safe from any thread, it never waits.
+
+        post_message is thread-safe; the step is shown when the event loop
+        gets to it, while the worker goes on.
+        """
+        self.post_message(self.Stepped(step))
+
+    def on_loading_bar_stepped(self, message: Stepped) -> None:
+        message.stop()
+        self.step(f"{message.step}…")
 
     def fail(self, line: str) -> None:
         """Stop spinning and keep the bar, with ``line`` as an error."""
