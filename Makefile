@@ -41,6 +41,7 @@ crash: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_workspace.py
 	$(BIN)/python bench/bench_origin.py
+	PYTHONPATH=. $(BIN)/python bench/bench_parsers.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -3,7 +3,7 @@
 The floor, measured in this same run, is what no implementation can skip:
 one ``git blame --porcelain`` per file with all of its ``-L`` ranges, and the
 two ``rev-list`` calls that classify the blamed commits, run back to back
-with :mod:`subprocess`. syncdesk's time is :func:`services.origin.classify_ranges`
+with :mod:`subprocess`. syncdesk's time is :func:`syncdesk.services.review.origin.classify_ranges`
 on the same ranges (it also resolves the refs and reads three trees). The
 ranges are spread over the files the sync merge changed (four per file, at
 fixed fractions of its length). Not a test: nothing here asserts on time.
@@ -24,11 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.anatomy import find_sync_merge
-from services.demo import build_world
-from services.finding_models import CitedRange, Origin
-from services.git import Git
-from services.origin import classify_ranges, merge_spans
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.git.runner import Git
+from syncdesk.services.review.blame import merge_spans
+from syncdesk.services.review.models import CitedRange, Origin
+from syncdesk.services.review.origin import classify_ranges
+from syncdesk.services.sync.anatomy import find_sync_merge
 
 FILES = 15
 PER_FILE = 4

@@ -19,12 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from screens.workspace_screen import WorkspaceScreen
-from services.conflicts import read_conflicts
-from services.git import Git
-from services.sync import SyncOptions, open_sync
-from tui.app import SyncDeskApp
-from tui.widgets.threeway import ThreeWayView
+from syncdesk.screens.workspace_screen import WorkspaceScreen
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.git.runner import Git
+from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.tui.app import SyncDeskApp
+from syncdesk.tui.widgets.threeway import ThreeWayView
 
 ENV = {
     **os.environ,

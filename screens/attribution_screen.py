@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from services.conflict_models import BlamedCommit, HunkAttribution
+from syncdesk.services.conflicts.models import BlamedCommit, HunkAttribution
 
 
 def _side(title: str, commits: tuple[BlamedCommit, ...], empty: str) -> list[Content]:

@@ -15,9 +15,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
-from services.models import CommitDetails
-from services.sync import SyncSession, load_commit
-from tui.text import error_line, literal
+from syncdesk.services.sync.models import CommitDetails
+from syncdesk.services.sync.session import SyncSession, load_commit
+from syncdesk.tui.text import error_line, literal
 
 
 def header_lines(details: CommitDetails) -> Content:

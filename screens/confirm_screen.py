@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
-from tui.text import literal
+from syncdesk.tui.text import literal
 
 
 class ConfirmScreen(ModalScreen[bool]):

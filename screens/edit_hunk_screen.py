@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
-from services.conflict_models import split_lines
+from syncdesk.services.lines import split_lines
 
 
 class EditHunkScreen(ModalScreen[tuple[str, ...] | None]):

@@ -18,25 +18,25 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from screens.confirm_screen import ConfirmScreen
-from screens.note_screen import NoteScreen
-from screens.reply_screen import ReplyPreviewScreen
-from services.dispositions import Book, Decision, decide, load_book
-from services.finding_models import Disposition
-from services.pr_findings import (
+from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.screens.note_screen import NoteScreen
+from syncdesk.screens.reply_screen import ReplyPreviewScreen
+from syncdesk.services.github.link import GitHubLink
+from syncdesk.services.review.dispositions import Book, Decision, decide, load_book
+from syncdesk.services.review.models import Disposition
+from syncdesk.services.review.pull_request import (
     FindingsData,
     FindingView,
-    GitHubLink,
     load_findings,
     post_reply,
     reply_text,
 )
-from services.sanitize import one_line
-from services.sync import SyncSession, reopen
-from tui.text import error_line
-from tui.widgets.finding_detail import render_detail
-from tui.widgets.findings_table import FindingsTable
-from tui.widgets.loading_bar import LoadingBar
+from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.session import SyncSession, reopen
+from syncdesk.tui.text import error_line
+from syncdesk.tui.widgets.finding_detail import render_detail
+from syncdesk.tui.widgets.findings_table import FindingsTable
+from syncdesk.tui.widgets.loading_bar import LoadingBar
 
 
 class DecisionSaved(Message):

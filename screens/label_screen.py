@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-from tui.text import literal
+from syncdesk.tui.text import literal
 
 
 class LabelScreen(ModalScreen[str | None]):

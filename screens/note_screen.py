@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
-from tui.text import literal
+from syncdesk.tui.text import literal
 
 
 class NoteScreen(ModalScreen[str | None]):

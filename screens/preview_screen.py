@@ -12,10 +12,10 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Static
 
-from screens.confirm_screen import ConfirmScreen
-from services.repair_models import RepairPlan
-from services.sanitize import one_line
-from tui.text import literal
+from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.services.sanitize import one_line
+from syncdesk.services.write.models import RepairPlan
+from syncdesk.tui.text import literal
 
 
 def summary_line(plan: RepairPlan) -> str:

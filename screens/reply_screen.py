@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Static
 
-from tui.text import literal
+from syncdesk.tui.text import literal
 
 
 class ReplyPreviewScreen(Screen[bool | None]):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
-from functools import partial
 from typing import ClassVar
 
 from textual import on, work
@@ -15,23 +14,30 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from screens.branch_writes import push_question, undo_question, undone_message, written_message
-from screens.commit_screen import CommitScreen
-from screens.confirm_screen import ConfirmScreen
-from screens.findings_screen import FindingsScreen
-from screens.preview_screen import PreviewScreen
-from screens.status_screen import StatusScreen
-from screens.workspace_screen import WorkspaceScreen
-from services.models import SyncReport
-from services.push import push_with_lease
-from services.refmove import undo_last
-from services.repair import write_repair
-from services.session_writes import plan_from_approved, push_lease, undo_target
-from services.sync import SyncSession, load_report, reopen
-from tui.text import error_line
-from tui.widgets.loading_bar import LoadingBar
-from tui.widgets.slice_table import SliceTable
-from tui.widgets.sync_summary import SyncSummary
+from syncdesk.screens.branch_writes import written_message
+from syncdesk.screens.commit_screen import CommitScreen
+from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.screens.findings_screen import FindingsScreen
+from syncdesk.screens.preview_screen import PreviewScreen
+from syncdesk.screens.status_screen import StatusScreen
+from syncdesk.screens.workspace_screen import WorkspaceScreen
+from syncdesk.services.sync.models import SyncReport
+from syncdesk.services.sync.session import SyncSession, load_report, reopen
+from syncdesk.services.write.session import (
+    plan_from_approved,
+    push_confirmed,
+    push_lease,
+    push_question,
+    undo_confirmed,
+    undo_question,
+    undo_target,
+    undone_message,
+    write_confirmed,
+)
+from syncdesk.tui.text import error_line
+from syncdesk.tui.widgets.loading_bar import LoadingBar
+from syncdesk.tui.widgets.slice_table import SliceTable
+from syncdesk.tui.widgets.sync_summary import SyncSummary
 
 
 class SliceScreen(Screen[None]):
@@ -132,7 +138,7 @@ class SliceScreen(Screen[None]):
                 self.notify("Nothing was written.", markup=False)
                 return
             self._busy("Writing the repair…")
-            result = await asyncio.to_thread(write_repair, session.git, plan)
+            result = await asyncio.to_thread(write_confirmed, session, plan)
         except Exception as error:
             self._failed(error)
             return
@@ -153,14 +159,7 @@ class SliceScreen(Screen[None]):
             if not await self.app.push_screen_wait(ConfirmScreen(undo_question(target), "Undo")):
                 return
             self._busy("Restoring the backup…")
-            undo = partial(
-                undo_last,
-                session.git,
-                target.branch,
-                expected_head=target.head,
-                expected_backup=target.backup.ref,
-            )
-            result = await asyncio.to_thread(undo)
+            result = await asyncio.to_thread(undo_confirmed, session, target)
         except Exception as error:
             self._failed(error)
             return
@@ -181,15 +180,7 @@ class SliceScreen(Screen[None]):
                 self.notify("Nothing was pushed.", markup=False)
                 return
             self._busy(f"Pushing to {lease.remote}…")
-            push = partial(
-                push_with_lease,
-                session.git,
-                lease.remote,
-                lease.branch,
-                lease.expected,
-                head=lease.head,
-            )
-            result = await asyncio.to_thread(push)
+            result = await asyncio.to_thread(push_confirmed, session, lease)
         except Exception as error:
             self._failed(error)
             return

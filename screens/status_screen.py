@@ -16,14 +16,14 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from screens.confirm_screen import ConfirmScreen
-from screens.label_screen import LabelScreen
-from screens.preview_screen import PreviewScreen
-from screens.text_preview_screen import TextPreviewScreen
-from services.checks import trigger_text
-from services.github_api import PostResult
-from services.pr_findings import GitHubLink
-from services.pr_status import (
+from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.screens.label_screen import LabelScreen
+from syncdesk.screens.preview_screen import PreviewScreen
+from syncdesk.screens.text_preview_screen import TextPreviewScreen
+from syncdesk.services.github.api import PostResult
+from syncdesk.services.github.checks import trigger_text
+from syncdesk.services.github.link import GitHubLink
+from syncdesk.services.github.status import (
     StatusData,
     description,
     load_status,
@@ -32,12 +32,12 @@ from services.pr_status import (
     post_trigger,
     toggle,
 )
-from services.repair import write_repair
-from services.session_writes import plan_signoff_for
-from services.sync import SyncSession, reopen
-from tui.text import error_line
-from tui.widgets.loading_bar import LoadingBar
-from tui.widgets.status_view import render_status
+from syncdesk.services.sync.session import SyncSession, reopen
+from syncdesk.services.write.repair import write_repair
+from syncdesk.services.write.session import plan_signoff_for
+from syncdesk.tui.text import error_line
+from syncdesk.tui.widgets.loading_bar import LoadingBar
+from syncdesk.tui.widgets.status_view import render_status
 
 # While checks are pending the screen reads them again, waiting longer each
 # time (and never faster than GitHub's rate limit allows: a few calls a minute).

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Static
 
-from tui.text import literal
+from syncdesk.tui.text import literal
 
 
 class TextPreviewScreen(Screen[bool]):

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 from textual import work
 
-from screens.attribution_screen import AttributionScreen
-from screens.workspace_core import WorkspaceCore
-from services.attribution import attribute
-from services.conflict_models import ConflictFile, ConflictSet, FileAttribution
+from syncdesk.screens.attribution_screen import AttributionScreen
+from syncdesk.screens.workspace_core import WorkspaceCore
+from syncdesk.services.conflicts.attribution import attribute
+from syncdesk.services.conflicts.models import ConflictFile, ConflictSet, FileAttribution
 
 
 class AttributionActions(WorkspaceCore):
@@ -29,7 +29,7 @@ class AttributionActions(WorkspaceCore):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="blame")
     def _blame(self, one_file: ConflictSet, conflict: ConflictFile) -> None:
-        # One blame per side with every hunk's -L range (services.attribution).
+        # One blame per side with every hunk's -L range (syncdesk.services.conflicts.attribution).
         found = attribute(self.session.git, one_file).for_path(conflict.path)
         if found is not None:
             self.app.call_from_thread(self._blamed, conflict, found)

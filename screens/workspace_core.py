@@ -1,6 +1,6 @@
 """What the conflict workspace holds, draws and moves through, and how a decision reaches it.
 
-:class:`WorkspaceCore` is the base of :class:`~screens.workspace_screen.WorkspaceScreen`
+:class:`WorkspaceCore` is the base of :class:`~syncdesk.screens.workspace_screen.WorkspaceScreen`
 and of the mixins that group its actions (decisions, hand edits, restores,
 attribution): each of those subclasses it, so every attribute and helper they
 use is declared once, here, and typed for ``mypy --strict``.
@@ -14,14 +14,15 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from services.accidents import hunk_index_of, missing_accidents
-from services.audit import Finding
-from services.conflict_models import ConflictFile, FileAttribution, split_lines
-from services.persister import Persister
-from services.policies import KEEP_DEV, OVERRIDE_FROM_MAIN
-from services.state_model import Action, Cursor, SyncState, move_cursor
-from services.sync import SyncSession
-from services.workspace import (
+from syncdesk.services.audit.lost_lines import Finding
+from syncdesk.services.conflicts.models import ConflictFile, FileAttribution
+from syncdesk.services.decisions.models import Action, Cursor, SyncState, move_cursor
+from syncdesk.services.decisions.saver import Persister
+from syncdesk.services.lines import split_lines
+from syncdesk.services.sync.policies import KEEP_DEV, OVERRIDE_FROM_MAIN
+from syncdesk.services.sync.session import SyncSession
+from syncdesk.services.workspace.accidents import hunk_index_of, missing_accidents
+from syncdesk.services.workspace.layout import (
     Decided,
     Layout,
     action_lines,
@@ -32,10 +33,10 @@ from services.workspace import (
     first_unresolved,
     layout,
 )
-from services.workspace_loader import WorkspaceData
-from tui.widgets.conflict_list import ConflictList
-from tui.widgets.hunk_info import hunk_info
-from tui.widgets.threeway import ThreeWayView
+from syncdesk.services.workspace.load import WorkspaceData
+from syncdesk.tui.widgets.conflict_list import ConflictList
+from syncdesk.tui.widgets.hunk_info import hunk_info
+from syncdesk.tui.widgets.threeway import ThreeWayView
 
 
 class SaveFailed(Message):

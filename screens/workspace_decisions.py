@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from textual import work
 
-from screens.workspace_core import WorkspaceCore
-from services.conflict_models import ConflictFile
-from services.learn import remember_approval
-from services.state_model import Action, SyncState, redo, undo
-from services.storage import lines_to_bytes, read_blobs
-from services.workspace import Decided, approve_file, decide_file
-from services.workspace_loader import WorkspaceData
+from syncdesk.screens.workspace_core import WorkspaceCore
+from syncdesk.services.conflicts.models import ConflictFile
+from syncdesk.services.decisions.learn import remember_approval
+from syncdesk.services.decisions.models import Action, SyncState, redo, undo
+from syncdesk.services.lines import lines_to_bytes
+from syncdesk.services.workspace.layout import Decided, approve_file, decide_file
+from syncdesk.services.workspace.load import WorkspaceData, side_file
 
 
 class DecisionActions(WorkspaceCore):
@@ -69,8 +69,7 @@ class DecisionActions(WorkspaceCore):
     def _take_whole(self, conflict: ConflictFile, action: Action) -> None:
         # The worker only reads; the decision is made on the UI thread against the
         # state as it is then, so nothing decided meanwhile is overwritten.
-        blob = conflict.dev_blob if action is Action.DEV else conflict.main_blob
-        data = None if blob is None else read_blobs(self.session.git, [blob]).get(blob)
+        data = side_file(self.session, conflict, action)
         self.app.call_from_thread(self._decide_whole, conflict, action, data)
 
     def _decide_whole(self, conflict: ConflictFile, action: Action, data: bytes | None) -> None:

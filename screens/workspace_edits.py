@@ -11,11 +11,11 @@ from pathlib import Path
 from rich.syntax import Syntax
 from textual.app import SuspendNotSupported
 
-from screens.edit_hunk_screen import EditHunkScreen
-from screens.workspace_core import WorkspaceCore
-from services.conflict_models import encode_text, split_lines
-from services.sanitize import visible
-from services.state_model import Action
+from syncdesk.screens.edit_hunk_screen import EditHunkScreen
+from syncdesk.screens.workspace_core import WorkspaceCore
+from syncdesk.services.decisions.models import Action
+from syncdesk.services.lines import encode_text, split_lines
+from syncdesk.services.sanitize import visible
 
 
 class EditActions(WorkspaceCore):

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from textual import work
 
-from screens.workspace_core import WorkspaceCore
-from services.accidents import next_accident_hunk, outside_hunks, restore_in_hunk, restore_outside
-from services.audit import Finding
-from services.conflict_models import ConflictFile
-from services.state_model import Action
-from services.storage import lines_to_bytes, read_lines
-from services.workspace import decide_file
-from tui.widgets.threeway import ThreeWayView
+from syncdesk.screens.workspace_core import WorkspaceCore
+from syncdesk.services.audit.lost_lines import Finding
+from syncdesk.services.conflicts.models import ConflictFile
+from syncdesk.services.decisions.models import Action
+from syncdesk.services.lines import lines_to_bytes
+from syncdesk.services.workspace.accidents import (
+    next_accident_hunk,
+    outside_hunks,
+    restore_in_hunk,
+    restore_outside,
+)
+from syncdesk.services.workspace.layout import decide_file
+from syncdesk.services.workspace.load import dev_file
+from syncdesk.tui.widgets.threeway import ThreeWayView
 
 
 class RestoreActions(WorkspaceCore):
@@ -50,11 +56,9 @@ class RestoreActions(WorkspaceCore):
 
     @work(thread=True, exit_on_error=False, group="restore")
     def _restore_outside(self, conflict: ConflictFile, findings: list[Finding]) -> None:
-        dev_blob = conflict.dev_blob
-        if dev_blob is None:
-            return
-        dev_file = tuple(read_lines(self.session.git, dev_blob))
-        self.app.call_from_thread(self._restored_outside, conflict, findings, dev_file)
+        lines = dev_file(self.session, conflict)
+        if lines is not None:
+            self.app.call_from_thread(self._restored_outside, conflict, findings, lines)
 
     def _restored_outside(
         self, conflict: ConflictFile, findings: list[Finding], dev_file: tuple[str, ...]

@@ -1,7 +1,7 @@
 """The conflict workspace: every conflict of the sync merge, reviewed and resolved hunk by hunk.
 
 The screen binds the keys, lays out the panes and loads the conflicts. What it
-holds and draws is :class:`~screens.workspace_core.WorkspaceCore`; its actions
+holds and draws is :class:`~syncdesk.screens.workspace_core.WorkspaceCore`; its actions
 come in groups, one mixin each: decisions, hand edits, accident restores and
 attribution.
 """
@@ -20,16 +20,16 @@ from textual.content import Content
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from screens.workspace_attribution import AttributionActions
-from screens.workspace_decisions import DecisionActions
-from screens.workspace_edits import EditActions
-from screens.workspace_restores import RestoreActions
-from services.policies import policy_for
-from services.workspace_loader import WorkspaceData, load_workspace
-from tui.text import error_line
-from tui.widgets.conflict_list import ConflictList
-from tui.widgets.loading_bar import LoadingBar
-from tui.widgets.threeway import ThreeWayView
+from syncdesk.screens.workspace_attribution import AttributionActions
+from syncdesk.screens.workspace_decisions import DecisionActions
+from syncdesk.screens.workspace_edits import EditActions
+from syncdesk.screens.workspace_restores import RestoreActions
+from syncdesk.services.sync.policies import policy_for
+from syncdesk.services.workspace.load import WorkspaceData, load_workspace
+from syncdesk.tui.text import error_line
+from syncdesk.tui.widgets.conflict_list import ConflictList
+from syncdesk.tui.widgets.loading_bar import LoadingBar
+from syncdesk.tui.widgets.threeway import ThreeWayView
 
 
 # Textual resolves action_* methods and message handlers (on_*, @on) along the

@@ -7,7 +7,7 @@ sanitized here, once, so every caller can print them as they are.
 
 from __future__ import annotations
 
-from services.sanitize import one_line
+from syncdesk.services.sanitize import one_line
 
 
 class ServiceError(Exception):

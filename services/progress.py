@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from services.errors import Cancelled
+from syncdesk.services.errors import Cancelled
 
 Progress = Callable[[str], None]
 

@@ -73,3 +73,15 @@ def decode_path(data: bytes) -> str:
     elsewhere; :func:`visible` and :func:`one_line` show those bytes as U+FFFD.
     """
     return data.decode("utf-8", "surrogateescape")
+
+
+def markdown_cell(text: str) -> str:
+    """``text`` made safe for one cell of a GitHub markdown table.
+
+    One line (controls and bidi overrides become spaces), no cell break (``|``),
+    no HTML (``<``), and no mention: ``@`` gets a zero-width joiner, so review
+    text quoted in a reply can never notify anyone.
+    """
+    flat = " ".join(_UNSAFE_ONE_LINE.sub(" ", text).split())
+    flat = flat.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    return flat.replace("@", "@\u200d")

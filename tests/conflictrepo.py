@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.git import Git
+from syncdesk.services.git.runner import Git
 from tests.gitrepo import GitRepo
 
 Files = Mapping[str, str | bytes | None]

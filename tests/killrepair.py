@@ -3,7 +3,7 @@
 ``python -m tests.killrepair repair REPO`` resumes from the step the sync
 branch holds (``pkg/step.txt``), prints ``ready <step>``, then forever plans
 and writes a repair whose ``pkg/step.txt`` says the next step, and prints the
-step once :func:`services.repair.write_repair` has returned (an *ack*). The
+step once :func:`syncdesk.services.write.repair.write_repair` has returned (an *ack*). The
 repository is a ``tests.syncrepo`` one (branches ``sync``, ``dev``, ``main``).
 
 A third argument names a *phase* (:data:`PHASES`): the writer then SIGKILLs
@@ -42,7 +42,7 @@ def step_of(blob: bytes | None) -> int:
 
 
 def _die_at(phase: str) -> None:
-    from services.git import Git
+    from syncdesk.services.git.runner import Git
 
     command, before, _ = PHASES[phase]
     real = Git.run
@@ -66,9 +66,9 @@ def _ack(line: str) -> None:
 
 def main() -> None:
     global _writes
-    from services.git import Git
-    from services.repair import plan_repair, write_repair
-    from services.repair_models import FileChange
+    from syncdesk.services.git.runner import Git
+    from syncdesk.services.write.models import FileChange
+    from syncdesk.services.write.repair import plan_repair, write_repair
 
     repo, phase = Path(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else None
     git = Git(repo)

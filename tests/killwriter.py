@@ -11,9 +11,9 @@ A third argument names a *phase*: the writer then SIGKILLs itself at that
 point of its third save (:data:`PHASES`), for the windows random kills rarely hit.
 
 Modes:
-- ``state``: :func:`services.state.save_state` in the repository at PATH
+- ``state``: :func:`syncdesk.services.decisions.store.save_state` in the repository at PATH
   (blobs, the JSON file, the pin ref: the real path of a decision);
-- ``atomic``: :func:`services.atomic.write_atomic` of a growing JSON to PATH;
+- ``atomic``: :func:`syncdesk.services.git.atomic.write_atomic` of a growing JSON to PATH;
 - ``naive``: ``open('w')`` and chunked writes, the control that must fail.
 
 The states are deterministic functions of the step, so the parent can rebuild
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from services.state_model import (
+from syncdesk.services.decisions.models import (
     Action,
     FileStatus,
     HunkChoice,
@@ -57,7 +57,7 @@ def sha1_blob(data: bytes) -> str:
 
 def next_state(state: SyncState, step: int, blob_of: Callable[[bytes], str]) -> SyncState:
     """State ``step`` from state ``step - 1``: one more hunk decided, the cursor moved."""
-    from services.storage import lines_to_bytes  # not at the top: it imports GitPython
+    from syncdesk.services.lines import lines_to_bytes  # not at the top: it imports GitPython
 
     path = f"pkg/module_{step % 7}.py"
     blob = blob_of(lines_to_bytes(hunk_lines(step)))
@@ -102,8 +102,8 @@ def _die_at(phase: str) -> None:
     import os
     import signal
 
-    import services.state
-    from services import storage
+    import syncdesk.services.decisions.store
+    from syncdesk.services.git import storage
 
     def die() -> None:
         if _saves == 3:
@@ -114,7 +114,7 @@ def _die_at(phase: str) -> None:
         "temp-written": (os, "fsync", True),
         "before-replace": (os, "replace", True),
         "after-replace": (os, "replace", False),
-        "before-pin": (services.state, "pin_blobs", True),
+        "before-pin": (syncdesk.services.decisions.store, "pin_blobs", True),
     }
     owner, name, before = targets[phase]
     real = getattr(owner, name)
@@ -132,9 +132,9 @@ def _die_at(phase: str) -> None:
 
 def run_state(repo: Path, phase: str | None) -> None:
     global _saves
-    from services import storage
-    from services.git import Git
-    from services.state import load_state, save_state
+    from syncdesk.services.decisions.store import load_state, save_state
+    from syncdesk.services.git import storage
+    from syncdesk.services.git.runner import Git
 
     git = Git(repo)
     state = load_state(git, SYNC, branch="main2dev/kill").state
@@ -153,7 +153,7 @@ def run_state(repo: Path, phase: str | None) -> None:
 
 
 def run_documents(path: Path, *, naive: bool) -> None:
-    from services.atomic import write_atomic
+    from syncdesk.services.git.atomic import write_atomic
 
     step = json.loads(path.read_text())["step"] if path.exists() else 0
     _ack(f"ready {step}")

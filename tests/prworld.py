@@ -8,13 +8,15 @@ from typing import Any
 
 import pytest
 
-from services.demo import DemoFacts, build_world
-from services.gh_token import Token
-from services.github_api import GitHubTarget
-from services.pr_findings import GitHubLink
-from services.sandbox import Sandbox, demo_scenario
-from services.sync import SyncOptions, open_sync
-from tui.app import SyncDeskApp
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.github.api import GitHubTarget
+from syncdesk.services.github.link import GitHubLink
+from syncdesk.services.github.token import Token
+from syncdesk.services.sandbox.demo.scenario import demo_scenario
+from syncdesk.services.sandbox.server import Sandbox
+from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.tui.app import SyncDeskApp
 
 PR_NUMBER = 4242
 

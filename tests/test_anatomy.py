@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.sync import SyncOptions, load_report, open_sync
+from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
 from tests.syncrepo import build_sync_repo, core
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from services.atomic import (
+from syncdesk.services.git.atomic import (
     TEMP_MARK,
     CorruptFileError,
     FormatError,

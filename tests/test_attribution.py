@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from services.attribution import attribute, parse_porcelain
-from services.conflict_models import FileAttribution
-from services.conflicts import read_conflicts
-from services.git import Git, GitResult
+from syncdesk.services.conflicts.attribution import attribute, parse_porcelain
+from syncdesk.services.conflicts.models import FileAttribution
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.git.runner import Git, GitResult
 from tests.conflictrepo import numbered, replace_lines
 from tests.gitrepo import GitRepo
 

@@ -17,21 +17,20 @@ from typing import cast
 
 import pytest
 
-from services.audit import (
+from syncdesk.services.audit.lines import is_trivial, plan_restore
+from syncdesk.services.audit.lost_lines import (
     CLASS_ORDER,
     Audit,
     Classification,
     Finding,
     audit_sync,
-    plan_restore,
     raw_findings,
 )
-from services.audit_lines import is_trivial
-from services.audit_sources import parse_removals
-from services.conflicts import read_conflicts
-from services.demo import DemoFacts
-from services.errors import Cancelled
-from services.git import Git
+from syncdesk.services.audit.sources import parse_removals
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.errors import Cancelled
+from syncdesk.services.git.runner import Git
 from tests.conflictrepo import build_conflicts
 from tests.gitrepo import GitRepo
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
-from services.branch_state import dev_advanced, line_stats, protected_files
-from services.git import Git
+from syncdesk.services.git.runner import Git
+from syncdesk.services.sync.branch_state import dev_advanced, line_stats, protected_files
 from tests.syncrepo import build_sync_repo
 
 

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from services import atomic
-from services.atomic import StorageError
-from services.carryover import PIN_REF, ResolutionStore
-from services.carryover_model import (
+from syncdesk.services.decisions.carryover import PIN_REF, ResolutionStore
+from syncdesk.services.decisions.learned import (
     PROVENANCE_LIMIT,
     Provenance,
     Source,
@@ -21,9 +19,11 @@ from services.carryover_model import (
     learned_from,
     remember,
 )
-from services.git import Git
-from services.state_model import Action
-from services.storage import write_blob, write_lines
+from syncdesk.services.decisions.models import Action
+from syncdesk.services.git import atomic
+from syncdesk.services.git.atomic import StorageError
+from syncdesk.services.git.runner import Git
+from syncdesk.services.git.storage import write_blob, write_lines
 from tests.gitrepo import GitRepo
 
 KEY = "5f" * 20  # an opaque hunk key, as the conflict parser makes them
@@ -167,7 +167,7 @@ def test_a_batch_is_written_once(git, monkeypatch):
         writes.append(path)
         real(path, value)
 
-    monkeypatch.setattr("services.carryover.write_json", counting)
+    monkeypatch.setattr("syncdesk.services.decisions.carryover.write_json", counting)
     store = ResolutionStore.open(git)
     with store.batch():
         for n in range(20):

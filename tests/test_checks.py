@@ -7,7 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.checks import (
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.github.api import GitHubClient, GitHubError, GitHubTarget, markers_in
+from syncdesk.services.github.checks import (
     STATUS_ROLLUP_QUERY,
     CheckItem,
     RollupContext,
@@ -22,12 +24,12 @@ from services.checks import (
     trigger_key,
     trigger_text,
 )
-from services.demo import DemoFacts
-from services.gh_token import Token
-from services.github_api import GitHubClient, GitHubError, GitHubTarget, markers_in
-from services.pr_models import CheckRun, CommitStatus, PullRequest
-from services.sandbox import CheckRunSpec, Sandbox, Scenario, demo_scenario
-from services.sandbox.graphql_api import validate_query
+from syncdesk.services.github.models import CheckRun, CommitStatus, PullRequest
+from syncdesk.services.github.token import Token
+from syncdesk.services.sandbox.demo.scenario import demo_scenario
+from syncdesk.services.sandbox.graphql.schema import validate_query
+from syncdesk.services.sandbox.scenario import CheckRunSpec, Scenario
+from syncdesk.services.sandbox.server import Sandbox
 
 PR = 4242
 GATE = "CI / gate"

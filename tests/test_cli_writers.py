@@ -7,12 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from services.git import Git
-from services.state import save_state
-from services.state_model import Action, FileChoice, FileStatus, SyncKey, choose_file, new_state
+from syncdesk.services.decisions.models import (
+    Action,
+    FileChoice,
+    FileStatus,
+    SyncKey,
+    choose_file,
+    new_state,
+)
+from syncdesk.services.decisions.store import save_state
+from syncdesk.services.git.runner import Git
+from syncdesk.tui.cli import main
 from tests.syncrepo import SyncRepo, build_sync_repo
 from tests.writing import branch_at, raw_git, refs
-from tui.cli import main
 
 CORE = "pkg/core.py"
 
@@ -92,7 +99,8 @@ def test_push_asks_first_and_pushes_with_yes(tmp_path, capsys):
     assert err == ["syncdesk: push asks for confirmation: run it in a terminal, or pass --yes"]
     assert raw_git(remote, "for-each-ref") == b""
     code, out, _ = run(capsys, "--repo", str(sync.path), "push", "--yes")
-    assert code == 0 and out[0].startswith("pushed origin/sync: ")
+    assert out[0].startswith(f"Push sync ({sync.head[:12]}) to origin, replacing nothing")
+    assert code == 0 and out[-1].startswith("pushed origin/sync: ")
     assert raw_git(remote, "rev-parse", "refs/heads/sync").decode().strip() == sync.head
 
 
@@ -108,10 +116,35 @@ def test_a_tty_answer_other_than_yes_pushes_nothing(tmp_path, capsys, monkeypatc
     assert raw_git(remote, "for-each-ref") == b""
 
 
+def test_a_branch_moved_while_the_question_is_open_is_not_pushed(tmp_path, capsys, monkeypatch):
+    sync = build_sync_repo(tmp_path / "r")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    sync.git("remote", "add", "origin", str(remote))
+    elsewhere = sync.git("rev-parse", "sync~1").strip()
+    asked = []
+
+    def answer_after_the_branch_moved(prompt: str) -> str:
+        asked.append(prompt)
+        sync.git("update-ref", "refs/heads/sync", elsewhere)  # another terminal moves it
+        return "y"
+
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", answer_after_the_branch_moved)
+    code, out, err = run(capsys, "--repo", str(sync.path), "push")
+    assert asked and f"({sync.head[:12]})" in asked[0]  # the question named the old head
+    assert code == 1 and out == []
+    assert err == [
+        f"syncdesk: sync moved since you confirmed the push: it is at {elsewhere[:12]}, "
+        f"you confirmed {sync.head[:12]}; nothing was pushed"
+    ]
+    assert raw_git(remote, "for-each-ref") == b""  # neither commit reached the remote
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["undo"], "syncdesk: HEAD is detached: name the branch with --branch"),
+        (["undo"], "syncdesk: HEAD is detached: name the sync branch with --branch"),
         (["repair", "--preview"], "syncdesk: HEAD is detached: name the sync branch with --branch"),
         (["undo", "--branch", "sync"], "syncdesk: nothing to undo: syncdesk has no backup of sync"),
         (["rebuild", "--onto", "nowhere", "--branch", "sync"],

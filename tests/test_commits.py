@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from services.commits import commit_details, log_commits, raw_commits, signed_shas
-from services.git import Git
+from syncdesk.services.git.runner import Git
+from syncdesk.services.sync.commits import commit_details, log_commits, raw_commits, signed_shas
 from tests.syncrepo import build_sync_repo
 
 

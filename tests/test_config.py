@@ -7,9 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from services.config import DEFAULT_KEEP_DEV, Config, load_config, user_config_path, with_overrides
-from services.errors import ConfigError
-from services.sync import SyncOptions, open_sync
+from syncdesk.services.errors import ConfigError
+from syncdesk.services.sync.config import (
+    DEFAULT_KEEP_DEV,
+    Config,
+    load_config,
+    user_config_path,
+    with_overrides,
+)
+from syncdesk.services.sync.session import SyncOptions, open_sync
 from tests.syncrepo import build_sync_repo
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from services.conflict_models import ConflictFile, encode_text, rebuild
-from services.conflicts import read_conflicts
+from syncdesk.services.conflicts.models import ConflictFile, rebuild
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.lines import encode_text
 from tests.conflictrepo import ConflictRepo, build_conflicts
 
 

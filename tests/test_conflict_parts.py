@@ -8,18 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.conflict_models import (
-    Common,
-    Hunk,
-    hunk_key,
-    joined,
-    rebuild,
-    shown,
-    split_lines,
-)
-from services.linediff import match_lines
-from services.markers import StageLines, parse_markers
-from services.placement import place_hunks
+from syncdesk.services.conflicts.linediff import match_lines
+from syncdesk.services.conflicts.markers import StageLines, parse_markers
+from syncdesk.services.conflicts.models import Common, Hunk, hunk_key, joined, rebuild, shown
+from syncdesk.services.conflicts.placement import place_hunks
+from syncdesk.services.lines import split_lines
 
 DEV, MAIN = "d" * 40, "e" * 40
 

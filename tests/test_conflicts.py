@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from services.conflict_models import ConflictSet
-from services.conflicts import read_conflicts
-from services.demo import DemoFacts
-from services.git import Git, GitResult
+from syncdesk.services.conflicts.models import ConflictSet
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.git.runner import Git, GitResult
 from tests.conflictrepo import ConflictRepo, build_conflicts, numbered, replace_lines
 
 BASE_TEXT = numbered(12)

@@ -12,7 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.coverage import (
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.git.runner import Git
+from syncdesk.services.github.api import GitHubClient, GitHubTarget
+from syncdesk.services.github.coverage import (
     PatchText,
     compare_url,
     fetch_compare,
@@ -21,14 +24,12 @@ from services.coverage import (
     parse_patch_text,
     patch_coverage,
 )
-from services.demo import DemoFacts
-from services.finding_models import CitedRange, Origin
-from services.gh_token import Token
-from services.git import Git
-from services.github_api import GitHubClient, GitHubTarget
-from services.origin import classify_ranges
-from services.pr_models import CommitStatus, PullRequest
-from services.sandbox import Sandbox, demo_scenario
+from syncdesk.services.github.models import CommitStatus, PullRequest
+from syncdesk.services.github.token import Token
+from syncdesk.services.review.models import CitedRange, Origin
+from syncdesk.services.review.origin import classify_ranges
+from syncdesk.services.sandbox.demo.scenario import demo_scenario
+from syncdesk.services.sandbox.server import Sandbox
 from tests.gitrepo import GitRepo
 
 PR = 4242

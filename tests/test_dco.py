@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.dco import Signoff, app_signoffs, signoff_matches
-from services.models import Person
+from syncdesk.services.sync.dco import Signoff, app_signoffs, signoff_matches
+from syncdesk.services.sync.models import Person
 
 AUTHOR = Person("Carol Coder", "carol@corp.example")
 COMMITTER = Person("Ada Maintainer", "ada@example.com")
@@ -60,7 +60,7 @@ def test_name_and_email_may_come_from_author_and_committer_separately() -> None:
 
 
 def test_whitespace_after_the_closing_bracket_is_allowed_as_by_the_app() -> None:
-    from services.dco import app_signoffs
+    from syncdesk.services.sync.dco import app_signoffs
 
     found = app_signoffs("Fix\n\nSigned-off-by: Ada Lovelace <ada@example.com>  \t\n")
     assert [(s.name, s.email) for s in found] == [("Ada Lovelace", "ada@example.com")]

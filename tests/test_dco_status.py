@@ -12,7 +12,10 @@ from dataclasses import replace
 
 import pytest
 
-from services.dco_status import (
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.github.api import GitHubClient, GitHubTarget, markers_in
+from syncdesk.services.github.dco import (
     DcoReport,
     GitHubDco,
     Precedent,
@@ -24,11 +27,11 @@ from services.dco_status import (
     post_override_request,
     sync_branch_prefix,
 )
-from services.demo import DemoFacts, build_world
-from services.gh_token import Token
-from services.github_api import GitHubClient, GitHubTarget, markers_in
-from services.pr_models import CheckRun, CommitStatus, PrCommit, PullRequest
-from services.sandbox import CheckRunSpec, Sandbox, Scenario, demo_scenario
+from syncdesk.services.github.models import CheckRun, CommitStatus, PrCommit, PullRequest
+from syncdesk.services.github.token import Token
+from syncdesk.services.sandbox.demo.scenario import demo_scenario
+from syncdesk.services.sandbox.scenario import CheckRunSpec, Scenario
+from syncdesk.services.sandbox.server import Sandbox
 
 PR = 4242
 AUTHOR = ("Carol Coder", "carol@corp.example")

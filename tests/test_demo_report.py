@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from services.demo import DemoFacts
+from syncdesk.services.demo.facts import DemoFacts
 
 
 @pytest.fixture(scope="module")
 def report(demo_facts: DemoFacts) -> dict[str, Any]:
     result = subprocess.run(
-        [sys.executable, "-m", "tui", "report", "--repo", str(demo_facts.repo),
+        [sys.executable, "-m", "syncdesk", "report", "--repo", str(demo_facts.repo),
          "--head", demo_facts.sync_branch, "--format", "json"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
@@ -85,12 +85,12 @@ def test_remerge_diff_names_every_conflict_and_evil_merge(
 
 
 def test_demo_report_includes_its_pull_request_with_every_origin_class(tmp_path: Any) -> None:
-    from services.demo import build_world
-    from services.finding_models import Origin
-    from services.sandbox import demo_scenario
+    from syncdesk.services.demo.world import build_world
+    from syncdesk.services.review.models import Origin
+    from syncdesk.services.sandbox.demo.scenario import demo_scenario
 
     result = subprocess.run(
-        [sys.executable, "-m", "tui", "demo", "--dir", str(tmp_path / "demo"), "--no-open",
+        [sys.executable, "-m", "syncdesk", "demo", "--dir", str(tmp_path / "demo"), "--no-open",
          "--report", "json"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip

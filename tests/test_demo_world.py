@@ -13,16 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from services.config import DEFAULT_KEEP_DEV
-from services.demo import (
-    BUILDER_VERSION,
-    DEMO_SYNC_BRANCH,
-    ConflictFact,
-    DemoFacts,
-    WorldSpec,
-    build_world,
-)
-from services.demo.plumbing import conflict_type
+from syncdesk.services.demo.facts import ConflictFact, DemoFacts, WorldSpec
+from syncdesk.services.demo.plumbing import conflict_type
+from syncdesk.services.demo.world import BUILDER_VERSION, DEMO_SYNC_BRANCH, build_world
+from syncdesk.services.sync.config import DEFAULT_KEEP_DEV
 
 BOT = "github-actions[bot]"
 

@@ -6,11 +6,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-from services.dispositions import Decision, Posted, book_path, decide, load_book, record_post
-from services.finding_models import Disposition, Finding
-from services.git import Git
-from services.pr_models import Review
-from services.reply import ReplyRow, cell, compose_reply, thread_reply
+from syncdesk.services.git.runner import Git
+from syncdesk.services.github.models import Review
+from syncdesk.services.review.dispositions import (
+    Decision,
+    Posted,
+    book_path,
+    decide,
+    load_book,
+    record_post,
+)
+from syncdesk.services.review.models import Disposition, Finding
+from syncdesk.services.review.reply import ReplyRow, compose_reply, thread_reply
+from syncdesk.services.sanitize import markdown_cell
 from tests.gitrepo import GitRepo
 
 REPO = "lumen-ai/lumen"
@@ -28,7 +36,8 @@ def test_a_decision_is_on_disk_when_decide_returns_and_survives_a_new_process(
     decide(git, REPO, 7, "F3", Decision(Disposition.FIX_ON_MAIN, "lands with #812"))
     root = Path(__file__).resolve().parent.parent
     script = (
-        "import sys; from services.git import Git; from services.dispositions import load_book;"
+        "import sys; from syncdesk.services.git.runner import Git;"
+        "from syncdesk.services.review.dispositions import load_book;"
         f"b = load_book(Git(sys.argv[1]), {REPO!r}, 7);"
         "d = b.decisions['F3']; print(d.disposition.value, d.note)"
     )
@@ -89,5 +98,5 @@ def test_the_reply_is_a_table_that_review_text_cannot_break() -> None:
     assert "Fix on main" in table[0] and "Fix here (repair commit)" in table[1]
     assert "- F4: will fix" in text
     assert "5 (abcdef1)" in text
-    assert cell("a\x1b[31mb") == "a [31mb"
+    assert markdown_cell("a\x1b[31mb") == "a [31mb"
     assert thread_reply(rows[1]).startswith("Fix here (repair commit). lines from the repair")

@@ -90,7 +90,7 @@ def tmux(hermetic: Path) -> Iterator[Tmux]:
 
 def test_demo_opens_the_slice_screen_and_a_commit(tmux: Tmux, tmp_path: Path) -> None:
     world = tmp_path / "world"
-    tmux.start([sys.executable, "-m", "tui", "demo", "--dir", str(world)], cwd=tmp_path)
+    tmux.start([sys.executable, "-m", "syncdesk", "demo", "--dir", str(world)], cwd=tmp_path)
     screen = tmux.wait_for(lambda s: "healthy" in s, "the Slice screen to load")
     assert "main2dev/demo" in screen
     assert "Open commit" in screen  # the footer's key hints
@@ -114,7 +114,7 @@ def test_escape_sequences_in_a_subject_never_reach_the_terminal(tmux: Tmux, tmp_
     )
     repo.checkout("dev")
     tmux.start(
-        [sys.executable, "-m", "tui", "--repo", str(repo.path), "--head", "dev"], cwd=tmp_path
+        [sys.executable, "-m", "syncdesk", "--repo", str(repo.path), "--head", "dev"], cwd=tmp_path
     )
     screen = tmux.wait_for(lambda s: "PWNED-TITLE" in s, "the hostile commit in the table")
     assert "^[]0;PWNED-TITLE^G" in screen
@@ -129,7 +129,7 @@ def test_a_hunk_edited_in_the_users_editor(
     # $EDITOR is a script that replaces the hunk's text, as a person would in vim.
     monkeypatch.setenv("EDITOR", 'sh -c \'printf "edited_in_editor = 1\\n" > "$0"\'')
     world = tmp_path / "world"
-    tmux.start([sys.executable, "-m", "tui", "demo", "--dir", str(world)], cwd=tmp_path)
+    tmux.start([sys.executable, "-m", "syncdesk", "demo", "--dir", str(world)], cwd=tmp_path)
     tmux.wait_for(lambda s: "healthy" in s, "the Slice screen")
     tmux.keys("c")
     tmux.wait_for(lambda s: "Next hunk" in s and "CODEOWNERS" in s, "the conflict workspace")
@@ -146,7 +146,7 @@ def test_demo_findings_and_a_reply_posted_to_the_in_process_sandbox(
     tmux: Tmux, tmp_path: Path
 ) -> None:
     world = tmp_path / "world"
-    tmux.start([sys.executable, "-m", "tui", "demo", "--dir", str(world)], cwd=tmp_path)
+    tmux.start([sys.executable, "-m", "syncdesk", "demo", "--dir", str(world)], cwd=tmp_path)
     tmux.wait_for(lambda s: "healthy" in s, "the Slice screen to load")
     tmux.keys("f")
     screen = tmux.wait_for(lambda s: "#4242" in s and "F10" in s, "the findings")

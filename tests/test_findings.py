@@ -10,23 +10,21 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.finding_models import CitedRange
-from services.findings import (
+from syncdesk.services.github.models import Review, ReviewComment
+from syncdesk.services.review.models import CitedRange
+from syncdesk.services.review.parse import (
     collect_findings,
     finding_from_comment,
-    findings_to_json,
-    findings_to_text,
     natural_key,
     parse_text,
 )
-from services.pr_models import Review, ReviewComment
+from syncdesk.services.review.render import findings_to_json, findings_to_text
 
 HEAD = "9f2c4e1a7b3d5f60718293a4b5c6d7e8f9012345"
 BASE = "1a2b3c4d5e6f708192a3b4c5d6e7f80912345678"
@@ -700,12 +698,9 @@ HOSTILE_BODIES = {
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_BODIES))
-def test_a_2mb_body_parses_in_well_under_a_second(name):
-    text = HOSTILE_BODIES[name]
-    started = time.perf_counter()
-    findings = parse_text(text, review_id=1)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 1.0, f"{name}: {elapsed:.2f}s"
+def test_a_2mb_hostile_body_parses_within_the_cap(name):
+    # How long this takes is measured by `make bench` (bench/bench_parsers.py), not here.
+    findings = parse_text(HOSTILE_BODIES[name], review_id=1)
     assert len(findings) <= 1_001  # the cap on findings per text holds
 
 
@@ -714,7 +709,7 @@ def test_a_2mb_body_parses_in_well_under_a_second(name):
 
 def run_findings(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "tui", "findings", *args],
+        [sys.executable, "-m", "syncdesk", "findings", *args],
         input=stdin,
         capture_output=True,
         env=os.environ,

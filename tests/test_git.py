@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from services.errors import GitCommandError, GitTooOldError, NotARepositoryError
-from services.git import Git, parse_version
-from services.sync import SyncOptions, load_commit, load_report, open_sync
+from syncdesk.services.errors import GitCommandError, GitTooOldError, NotARepositoryError
+from syncdesk.services.git.runner import Git, parse_version
+from syncdesk.services.sync.session import SyncOptions, load_commit, load_report, open_sync
 from tests.syncrepo import build_sync_repo
 
 REAL_GIT = shutil.which("git")

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from services.config import Config, load_config
-from services.errors import ConfigError
-from services.gh_token import NoTokenError, find_token, host_of
-from services.git import Git
-from services.github_api import content_key, graphql_url, marker, markers_in, target_for
+from syncdesk.services.errors import ConfigError
+from syncdesk.services.git.runner import Git
+from syncdesk.services.github.api import content_key, graphql_url, marker, markers_in, target_for
+from syncdesk.services.github.token import NoTokenError, find_token, host_of
+from syncdesk.services.sync.config import Config, load_config
 from tests.gitrepo import GitRepo
 
 

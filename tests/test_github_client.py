@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from services.demo import DemoFacts, build_world
-from services.dispositions import Decision, decide
-from services.finding_models import Disposition, Origin
-from services.gh_token import Token
-from services.github_api import (
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.github.api import (
     GitHubClient,
     GitHubError,
     GitHubTarget,
@@ -20,15 +18,19 @@ from services.github_api import (
     marker,
     markers_in,
 )
-from services.pr_findings import (
+from syncdesk.services.github.link import GitHubLink
+from syncdesk.services.github.token import Token
+from syncdesk.services.review.dispositions import Decision, decide
+from syncdesk.services.review.models import Disposition, Origin
+from syncdesk.services.review.pull_request import (
     FindingsData,
-    GitHubLink,
     load_findings,
     post_reply,
     reply_text,
 )
-from services.sandbox import Sandbox, demo_scenario
-from services.sync import SyncOptions, SyncSession, open_sync
+from syncdesk.services.sandbox.demo.scenario import demo_scenario
+from syncdesk.services.sandbox.server import Sandbox
+from syncdesk.services.sync.session import SyncOptions, SyncSession, open_sync
 
 PR = 4242
 
@@ -180,8 +182,8 @@ def test_a_refused_token_is_one_line_naming_its_source(world: DemoFacts) -> None
 def test_the_review_threads_query_is_valid_github_graphql_and_reads_the_threads(
     world: DemoFacts, sandbox: Sandbox
 ) -> None:
-    from services.github_api import REVIEW_THREADS_QUERY, review_threads
-    from services.sandbox.graphql_api import validate_query
+    from syncdesk.services.github.api import REVIEW_THREADS_QUERY, review_threads
+    from syncdesk.services.sandbox.graphql.schema import validate_query
 
     assert validate_query(REVIEW_THREADS_QUERY) == []
     link = _link(sandbox)
@@ -196,8 +198,8 @@ def test_the_review_threads_query_is_valid_github_graphql_and_reads_the_threads(
 
 
 def test_a_marker_pasted_by_someone_else_does_not_silence_syncdesk(world: DemoFacts) -> None:
-    from services.checks import post_ci_trigger, trigger_key
-    from services.sandbox import IssueCommentSpec
+    from syncdesk.services.github.checks import post_ci_trigger, trigger_key
+    from syncdesk.services.sandbox.scenario import IssueCommentSpec
 
     scenario = demo_scenario(world)
     pull = next(p for p in scenario.pulls if p.number == PR)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from services.conflict_models import ConflictFile, rebuild
-from services.conflicts import read_conflicts
+from syncdesk.services.conflicts.models import ConflictFile, rebuild
+from syncdesk.services.conflicts.read import read_conflicts
 from tests.conflictrepo import ConflictRepo, build_conflicts, numbered, replace_lines
 
 BASE = numbered(60)

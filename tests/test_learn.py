@@ -7,11 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from services.carryover import ResolutionStore
-from services.conflicts import read_conflicts
-from services.demo import DemoFacts, build_world
-from services.git import Git
-from services.learn import learn_branch
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.decisions.carryover import ResolutionStore
+from syncdesk.services.decisions.learn import learn_branch
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.git.runner import Git
 
 
 def _commit_on_dev(facts: DemoFacts, path: str, old: str, new: str) -> str:
@@ -78,7 +79,7 @@ def test_learned_hunks_are_suggested_after_dev_moves_and_changed_ones_are_not(
 def test_learn_command_reports_what_it_stored(tmp_path: Path) -> None:
     facts = build_world(tmp_path / "world")
     result = subprocess.run(
-        [sys.executable, "-m", "tui", "learn", facts.sync_branch, "--repo", str(facts.repo)],
+        [sys.executable, "-m", "syncdesk", "learn", facts.sync_branch, "--repo", str(facts.repo)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -93,7 +94,7 @@ def test_learn_command_reports_what_it_stored(tmp_path: Path) -> None:
 def test_learning_a_branch_without_a_sync_merge_is_one_clear_line(tmp_path: Path) -> None:
     facts = build_world(tmp_path / "world")
     result = subprocess.run(
-        [sys.executable, "-m", "tui", "learn", facts.main_branch, "--repo", str(facts.repo)],
+        [sys.executable, "-m", "syncdesk", "learn", facts.main_branch, "--repo", str(facts.repo)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == 1

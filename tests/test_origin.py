@@ -19,18 +19,21 @@ from typing import Any
 
 import pytest
 
-from services.demo import DemoFacts, build_world
-from services.errors import Cancelled, MissingRefError
-from services.finding_models import CitedRange, Disposition, Finding, Origin, OriginRun, RangeOrigin
-from services.git import Git, GitResult
-from services.origin import (
-    classify_ranges,
-    evidence_line,
-    map_range,
-    merge_spans,
-    origin_summary,
-    suggest_disposition,
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.errors import Cancelled, MissingRefError
+from syncdesk.services.git.runner import Git, GitResult
+from syncdesk.services.review.advice import evidence_line, origin_summary, suggest_disposition
+from syncdesk.services.review.blame import map_range, merge_spans
+from syncdesk.services.review.models import (
+    CitedRange,
+    Disposition,
+    Finding,
+    Origin,
+    OriginRun,
+    RangeOrigin,
 )
+from syncdesk.services.review.origin import classify_ranges
 from tests.conflictrepo import numbered, replace_lines
 from tests.gitrepo import GitRepo
 
@@ -468,7 +471,7 @@ def test_display_fields_are_sanitized(tmp_path: Path) -> None:
 
 
 def test_a_nul_in_a_cited_path_or_commit_is_noted_not_fatal(demo_facts) -> None:
-    from services.finding_models import CitedRange
+    from syncdesk.services.review.models import CitedRange
 
     git = Git(demo_facts.repo)
     good = CitedRange("lumen/inference/engine.py", 1, 2)

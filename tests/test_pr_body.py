@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 from collections.abc import Sequence
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.demo import DemoFacts
-from services.models import CommitSummary, SyncReport
-from services.pr_body import BodyCheck, body_check_json, generate_body, verify_body
-from services.sandbox import demo_scenario
-from services.sync import load_report
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.description.check import BodyCheck, body_check_json, verify_body
+from syncdesk.services.description.write import generate_body
+from syncdesk.services.sandbox.demo.scenario import demo_scenario
+from syncdesk.services.sync.models import CommitSummary, SyncReport
+from syncdesk.services.sync.session import load_report
 from tests.worlds import demo_session
 
 ELSEWHERE = "0123456789abcdef0123456789abcdef01234567"  # in no slice
@@ -448,12 +448,12 @@ _JUNK = {
 
 
 @pytest.mark.parametrize("unit", _JUNK.values(), ids=_JUNK.keys())
-def test_a_one_megabyte_body_is_checked_quickly(report: SyncReport, unit: str) -> None:
+def test_a_one_megabyte_body_of_junk_still_yields_the_real_list(
+    report: SyncReport, unit: str
+) -> None:
+    # How long this takes is measured by `make bench` (bench/bench_parsers.py), not here.
     body = hand_written(report) + unit * (1_000_000 // len(unit) + 1)
 
-    started = time.perf_counter()
     check = verify_body(body, report)
-    elapsed = time.perf_counter() - started
 
-    assert elapsed < 2.0
     assert check.missing == ()  # the real list is still found

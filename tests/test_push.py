@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from services.errors import BranchMovedError, ServiceError
-from services.git import Git
-from services.push import classify, lease_for, push_with_lease
-from services.repair_models import FileChange
+from syncdesk.services.errors import BranchMovedError, ServiceError
+from syncdesk.services.git.runner import Git
+from syncdesk.services.write.models import FileChange
+from syncdesk.services.write.push import classify, lease_for, push_with_lease
 from tests.syncrepo import SyncRepo, build_sync_repo
 from tests.writing import raw_git, write_files
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from services.demo import build_world
-from services.sync import SyncOptions, load_report, open_sync
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
 
 
 def _objects_and_refs(repo: Path) -> tuple[str, str]:

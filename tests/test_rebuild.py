@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from services.carryover import ResolutionStore
-from services.conflicts import read_conflicts
-from services.demo import DemoFacts
-from services.errors import MissingRefError, NothingToDoError, ServiceError
-from services.git import Git
-from services.rebuild import rebuild_onto
-from services.refmove import list_backups, undo_last
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.decisions.carryover import ResolutionStore
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.errors import MissingRefError, NothingToDoError, ServiceError
+from syncdesk.services.git.refs import list_backups, undo_last
+from syncdesk.services.git.runner import Git
+from syncdesk.services.write.rebuild import rebuild_onto
 from tests.gitrepo import GitRepo
 from tests.syncrepo import build_sync_repo
 from tests.writing import branch_at, fsck_ok, raw_git, refs

@@ -8,12 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from services.errors import BranchMovedError, NothingToDoError, RefLockedError, ServiceError
-from services.git import Git
-from services.refmove import list_backups
-from services.repair import diff_text, plan_repair, plan_signoff, write_repair
-from services.repair_message import BLOCK_HEADER
-from services.repair_models import FileChange
+from syncdesk.services.errors import (
+    BranchMovedError,
+    NothingToDoError,
+    RefLockedError,
+    ServiceError,
+)
+from syncdesk.services.git.refs import list_backups
+from syncdesk.services.git.runner import Git
+from syncdesk.services.write.message import BLOCK_HEADER
+from syncdesk.services.write.models import FileChange
+from syncdesk.services.write.repair import diff_text, plan_repair, plan_signoff, write_repair
 from tests.syncrepo import ADA, BOB, build_sync_repo
 from tests.writing import branch_at, fsck_ok, raw_git, refs, write_files
 
@@ -206,14 +211,14 @@ def test_the_compare_and_swap_itself_refuses_a_move_between_check_and_write(tmp_
     sync = build_sync_repo(tmp_path / "r")
     git = Git(sync.path)
     planned = plan(git, [FileChange(CORE, FIXED)])
-    from services.commitwrite import create_commit as real
+    from syncdesk.services.git.commit import create_commit as real
 
     def racing(*args, **kwargs):
         commit = real(*args, **kwargs)
         sync.repo.git("update-ref", "refs/heads/sync", sync.sync_merge)  # another writer
         return commit
 
-    monkeypatch.setattr("services.repair.create_commit", racing)
+    monkeypatch.setattr("syncdesk.services.write.repair.create_commit", racing)
     before = refs(sync.path).replace(sync.head, sync.sync_merge)  # after the other writer
     with pytest.raises(BranchMovedError, match=f"it is at {sync.sync_merge[:12]}"):
         write_repair(git, planned)

@@ -26,7 +26,7 @@ def syncdesk(*args, cwd=None):
 
 def run_cli(*args, cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "syncdesk", *args],
         capture_output=True,
         cwd=cwd,
         env=os.environ,

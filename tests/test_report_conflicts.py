@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from services.demo import DemoFacts
-from services.sync import SyncOptions, load_report, open_sync
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
 from tests.conflictrepo import build_conflicts
 from tests.syncrepo import build_sync_repo
 
 
 def _report(repo: Path, *args: str, fmt: str = "json") -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "tui", "report", "--repo", str(repo), *args, "--format", fmt],
+        [sys.executable, "-m", "syncdesk", "report", "--repo", str(repo), *args, "--format", fmt],
         capture_output=True, text=True, check=False, timeout=120,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr

@@ -12,10 +12,12 @@ import pytest
 from github import Auth, Github, GithubException
 from github.GithubException import BadCredentialsException
 
-from services.demo import DemoFacts
-from services.git import Git
-from services.sandbox import Sandbox, Scenario, demo_scenario
-from services.sandbox.demo_git import ORIGIN_CLASSES, OriginMap
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.git.runner import Git
+from syncdesk.services.sandbox.demo.git import ORIGIN_CLASSES, OriginMap
+from syncdesk.services.sandbox.demo.scenario import demo_scenario
+from syncdesk.services.sandbox.scenario import Scenario
+from syncdesk.services.sandbox.server import Sandbox
 
 REPO = "/repos/lumen-ai/lumen"
 PR = 4242

@@ -22,9 +22,11 @@ import pytest
 from github import Auth, Github
 from jsonschema import Draft202012Validator
 
-from services.demo import DemoFacts
-from services.sandbox import Sandbox, Scenario, demo_scenario
-from services.sandbox.graphql_api import validate_query
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.sandbox.demo.scenario import demo_scenario
+from syncdesk.services.sandbox.graphql.schema import validate_query
+from syncdesk.services.sandbox.scenario import Scenario
+from syncdesk.services.sandbox.server import Sandbox
 
 SUBSET = Path(__file__).parent / "data" / "github" / "github_jsonschema_subset.json"
 REPO = "/repos/lumen-ai/lumen"

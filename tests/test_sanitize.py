@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.sanitize import decode, one_line, visible
+from syncdesk.services.sanitize import decode, one_line, visible
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 # Everything a terminal acts on, except the two layout characters visible() keeps.

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from services.git import Git
-from services.slice import main_line, pr_number, read_slice
+from syncdesk.services.git.runner import Git
+from syncdesk.services.sync.slice import main_line, pr_number, read_slice
 from tests.syncrepo import build_sync_repo
 from tests.test_git import write_script
 

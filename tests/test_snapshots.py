@@ -10,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from screens.preview_screen import PreviewScreen
-from services.demo import DemoFacts, build_world
+from syncdesk.screens.preview_screen import PreviewScreen
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.demo.world import build_world
+from syncdesk.tui.app import SyncDeskApp
+from syncdesk.tui.widgets.conflict_list import ConflictList
 from tests.worlds import demo_session
-from tui.app import SyncDeskApp
-from tui.widgets.conflict_list import ConflictList
 
 SIZE = (150, 45)
 
@@ -99,12 +100,13 @@ def test_repair_preview(snap_compare: Any, tmp_path: Path) -> None:
 
 
 def test_findings_screen(snap_compare: Any, tmp_path: Path) -> None:
-    from screens.findings_screen import FindingsScreen
-    from services.gh_token import Token
-    from services.github_api import GitHubTarget
-    from services.pr_findings import GitHubLink
-    from services.sandbox import Sandbox, demo_scenario
-    from tui.widgets.findings_table import FindingsTable
+    from syncdesk.screens.findings_screen import FindingsScreen
+    from syncdesk.services.github.api import GitHubTarget
+    from syncdesk.services.github.link import GitHubLink
+    from syncdesk.services.github.token import Token
+    from syncdesk.services.sandbox.demo.scenario import demo_scenario
+    from syncdesk.services.sandbox.server import Sandbox
+    from syncdesk.tui.widgets.findings_table import FindingsTable
 
     facts = build_world(tmp_path / "world")
     with Sandbox(demo_scenario(facts)) as sandbox:

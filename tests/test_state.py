@@ -11,17 +11,7 @@ import time
 
 import pytest
 
-from services.atomic import TEMP_MARK, NewerFormatError, StorageError, clean_orphans
-from services.git import Git
-from services.state import (
-    list_states,
-    load_state,
-    pin_ref,
-    save_state,
-    state_path,
-    states_dir,
-)
-from services.state_model import (
+from syncdesk.services.decisions.models import (
     UNDO_LIMIT,
     Action,
     Cursor,
@@ -39,15 +29,24 @@ from services.state_model import (
     set_status,
     undo,
 )
-from services.storage import (
+from syncdesk.services.decisions.store import (
+    list_states,
+    load_state,
+    pin_ref,
+    save_state,
+    state_path,
+    states_dir,
+)
+from syncdesk.services.git.atomic import TEMP_MARK, NewerFormatError, StorageError, clean_orphans
+from syncdesk.services.git.runner import Git
+from syncdesk.services.git.storage import (
     STALE_LOCK_SECONDS,
-    bytes_to_lines,
-    lines_to_bytes,
     read_lines,
     storage_dir,
     write_blob,
     write_lines,
 )
+from syncdesk.services.lines import bytes_to_lines, lines_to_bytes
 from tests.gitrepo import GitRepo
 from tests.killharness import kill_random, kill_runs, run_and_kill, run_until_death
 from tests.killwriter import PHASES, SYNC, state_at, steps_in
@@ -492,10 +491,10 @@ def test_kill_nine_at_each_phase_of_a_save(git, repo, phase):
 
 _OTHER_PROCESS = """
 import sys
-from services.git import Git
-from services.state import load_state, save_state
-from services.state_model import Action, HunkChoice, SyncKey, choose_hunk
-from services.storage import write_lines
+from syncdesk.services.git.runner import Git
+from syncdesk.services.decisions.store import load_state, save_state
+from syncdesk.services.decisions.models import Action, HunkChoice, SyncKey, choose_hunk
+from syncdesk.services.git.storage import write_lines
 
 git = Git(sys.argv[1])
 sync = SyncKey("a" * 40, "b" * 40)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.errors import Cancelled, MissingRefError
-from services.sync import SyncOptions, load_report, open_sync
+from syncdesk.services.errors import Cancelled, MissingRefError
+from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
 from tests.syncrepo import build_sync_repo
 
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from screens.confirm_screen import ConfirmScreen
-from screens.findings_screen import FindingsScreen
-from screens.reply_screen import ReplyPreviewScreen
-from services.demo import DemoFacts
-from services.dispositions import load_book
-from services.finding_models import Disposition
-from services.git import Git
-from services.sandbox import Sandbox
+from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.screens.findings_screen import FindingsScreen
+from syncdesk.screens.reply_screen import ReplyPreviewScreen
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.git.runner import Git
+from syncdesk.services.review.dispositions import load_book
+from syncdesk.services.review.models import Disposition
+from syncdesk.services.sandbox.server import Sandbox
+from syncdesk.tui.widgets.findings_table import FindingsTable
 from tests.prworld import pr_app, until_screen
-from tui.widgets.findings_table import FindingsTable
 
 SIZE = (160, 45)
 

@@ -9,17 +9,17 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable, Label
 
-from screens.commit_screen import CommitScreen
-from screens.help_screen import HelpScreen
-from screens.slice_screen import SliceScreen
-from services.demo import DemoFacts
-from services.models import SyncRefs
-from services.sync import SyncOptions, SyncSession, open_sync
+from syncdesk.screens.commit_screen import CommitScreen
+from syncdesk.screens.help_screen import HelpScreen
+from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.sync.models import SyncRefs
+from syncdesk.services.sync.session import SyncOptions, SyncSession, open_sync
+from syncdesk.tui.app import SyncDeskApp
+from syncdesk.tui.widgets.slice_table import SliceTable
+from syncdesk.tui.widgets.sync_summary import SyncSummary
 from tests.gitrepo import GitRepo
 from tests.worlds import demo_session
-from tui.app import SyncDeskApp
-from tui.widgets.slice_table import SliceTable
-from tui.widgets.sync_summary import SyncSummary
 
 SIZE = (150, 45)
 

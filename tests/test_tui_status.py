@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from screens.confirm_screen import ConfirmScreen
-from screens.status_screen import StatusScreen
-from screens.text_preview_screen import TextPreviewScreen
-from services.demo import DemoFacts
-from services.sandbox import Sandbox, demo_scenario
+from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.screens.status_screen import StatusScreen
+from syncdesk.screens.text_preview_screen import TextPreviewScreen
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.sandbox.demo.scenario import demo_scenario
+from syncdesk.services.sandbox.server import Sandbox
 from tests.prworld import pr_app, until_screen
 
 SIZE = (160, 60)

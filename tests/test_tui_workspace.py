@@ -7,16 +7,17 @@ from typing import Any
 
 from textual.widgets import TextArea
 
-from services.carryover import ResolutionStore
-from services.conflict_models import ConflictFile
-from services.demo import DemoFacts, build_world
-from services.git import Git
-from services.learn import learn_branch
-from services.state_model import Action, FileStatus
-from services.sync import SyncOptions, open_sync
-from tui.app import SyncDeskApp
-from tui.widgets.conflict_list import ConflictList
-from tui.widgets.threeway import ThreeWayView
+from syncdesk.services.conflicts.models import ConflictFile
+from syncdesk.services.decisions.carryover import ResolutionStore
+from syncdesk.services.decisions.learn import learn_branch
+from syncdesk.services.decisions.models import Action, FileStatus
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.git.runner import Git
+from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.tui.app import SyncDeskApp
+from syncdesk.tui.widgets.conflict_list import ConflictList
+from syncdesk.tui.widgets.threeway import ThreeWayView
 
 SIZE = (160, 45)
 FILE = "lumen/data/loader.py"  # two hunks in the demo world

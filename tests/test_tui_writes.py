@@ -6,16 +6,17 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from screens.confirm_screen import ConfirmScreen
-from screens.preview_screen import PreviewScreen
-from screens.slice_screen import SliceScreen
-from services.conflict_models import ConflictFile
-from services.demo import DemoFacts, build_world
-from services.git import Git
-from services.sync import SyncOptions, open_sync
+from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.screens.preview_screen import PreviewScreen
+from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.services.conflicts.models import ConflictFile
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.git.runner import Git
+from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.tui.app import SyncDeskApp
+from syncdesk.tui.widgets.conflict_list import ConflictList
 from tests.prworld import until_screen
-from tui.app import SyncDeskApp
-from tui.widgets.conflict_list import ConflictList
 
 SIZE = (160, 45)
 FILE = "lumen/data/loader.py"  # two hunks in the demo world

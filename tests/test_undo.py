@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from services.atomic import clean_orphans
-from services.errors import BranchMovedError, NothingToDoError, RefLockedError
-from services.git import Git
-from services.refmove import list_backups, move_branch, undo_last
-from services.repair_models import FileChange
-from services.treebuild import scratch_dir
+from syncdesk.services.errors import BranchMovedError, NothingToDoError, RefLockedError
+from syncdesk.services.git.atomic import clean_orphans
+from syncdesk.services.git.refs import list_backups, move_branch, undo_last
+from syncdesk.services.git.runner import Git
+from syncdesk.services.git.trees import scratch_dir
+from syncdesk.services.write.models import FileChange
 from tests.syncrepo import build_sync_repo
 from tests.writing import branch_at, fsck_ok, refs, write_files
 

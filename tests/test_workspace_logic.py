@@ -7,14 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from services.config import Config
-from services.conflict_models import ConflictSet, encode_text
-from services.conflicts import read_conflicts
-from services.demo import DemoFacts, build_world
-from services.git import Git
-from services.policies import KEEP_DEV, OVERRIDE_FROM_MAIN, policy_for
-from services.state_model import Action, FileStatus, SyncKey, new_state, set_status
-from services.workspace import (
+from syncdesk.services.conflicts.models import ConflictSet
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.decisions.models import Action, FileStatus, SyncKey, new_state, set_status
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.git.runner import Git
+from syncdesk.services.lines import encode_text
+from syncdesk.services.sync.config import Config
+from syncdesk.services.sync.policies import KEEP_DEV, OVERRIDE_FROM_MAIN, policy_for
+from syncdesk.services.workspace.layout import (
     approve_file,
     blob_id,
     decide_file,

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from services.git import Git
-from services.refmove import list_backups
-from services.repair_models import FileChange
-from services.treebuild import clean_scratch, scratch_dir
+from syncdesk.services.git.refs import list_backups
+from syncdesk.services.git.runner import Git
+from syncdesk.services.git.trees import clean_scratch, scratch_dir
+from syncdesk.services.write.models import FileChange
 from tests.killharness import kill_random, kill_runs, run_and_kill, run_until_death
 from tests.killrepair import PHASES, STEP_FILE, step_content, step_of
 from tests.syncrepo import SyncRepo, build_sync_repo

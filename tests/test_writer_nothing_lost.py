@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import subprocess
 
-from services.git import Git
-from services.push import lease_for, push_with_lease
-from services.rebuild import rebuild_onto
-from services.refmove import undo_last
-from services.repair import plan_repair, write_repair
-from services.repair_models import FileChange
+from syncdesk.services.git.refs import undo_last
+from syncdesk.services.git.runner import Git
+from syncdesk.services.write.models import FileChange
+from syncdesk.services.write.push import lease_for, push_with_lease
+from syncdesk.services.write.rebuild import rebuild_onto
+from syncdesk.services.write.repair import plan_repair, write_repair
 from tests.syncrepo import build_sync_repo
 from tests.writing import branch_at, fsck_ok, make_dirty, raw_git, snapshot
 

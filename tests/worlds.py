@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from services.demo import DemoFacts, build_world
-from services.sync import SyncOptions, SyncSession, open_sync
+from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.sync.session import SyncOptions, SyncSession, open_sync
 
 
 @pytest.fixture(scope="session")

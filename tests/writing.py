@@ -6,9 +6,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.git import Git
-from services.repair import plan_repair, write_repair
-from services.repair_models import FileChange, WriteResult
+from syncdesk.services.git.runner import Git
+from syncdesk.services.write.models import FileChange, WriteResult
+from syncdesk.services.write.repair import plan_repair, write_repair
 from tests.syncrepo import SyncRepo
 
 

@@ -13,10 +13,11 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from screens.help_screen import HelpScreen
-from screens.slice_screen import SliceScreen
-from services.pr_findings import GitHubLink, github_link_for
-from services.sync import SyncSession
+from syncdesk.screens.help_screen import HelpScreen
+from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.services.github.link import GitHubLink
+from syncdesk.services.review.pull_request import github_link_for
+from syncdesk.services.sync.session import SyncSession
 
 
 class SyncDeskApp(App[None]):

@@ -22,17 +22,23 @@ from typing import TYPE_CHECKING, NoReturn
 
 import platformdirs
 
-from services.conflict_models import shown
-from services.errors import ServiceError
-from services.report import to_json, to_markdown, to_text
-from services.sanitize import one_line
-from services.sync import SyncOptions, SyncSession, load_report, open_sync, writable_branch
+from syncdesk.services.conflicts.models import shown
+from syncdesk.services.errors import ServiceError
+from syncdesk.services.report.facts import to_json, to_markdown, to_text
+from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.session import (
+    SyncOptions,
+    SyncSession,
+    load_report,
+    open_sync,
+    writable_branch,
+)
 
 if TYPE_CHECKING:
-    from services.pr_findings import GitHubLink
-    from services.pr_status import StatusData
-    from services.repair_models import RepairPlan
-    from services.sandbox import Sandbox
+    from syncdesk.services.github.link import GitHubLink
+    from syncdesk.services.github.status import StatusData
+    from syncdesk.services.sandbox.server import Sandbox
+    from syncdesk.services.write.models import RepairPlan
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -182,7 +188,7 @@ def _report(args: argparse.Namespace) -> int:
     session = open_sync(_options(args))
     link = None
     if args.with_pr or args.pr is not None:
-        from services.pr_findings import github_link_for
+        from syncdesk.services.review.pull_request import github_link_for
 
         link = github_link_for(session, args.pr)
     sys.stdout.write(_report_output(session, args.format, link))
@@ -194,10 +200,10 @@ def _report_output(session: SyncSession, fmt: str, link: GitHubLink | None) -> s
 
     The sync and the pull request are read once: the status reuses both.
     """
-    from services.findings_report import findings_json, findings_text
-    from services.pr_findings import load_findings
-    from services.pr_status import load_status
-    from services.status_report import status_json
+    from syncdesk.services.github.status import load_status
+    from syncdesk.services.report.findings import findings_json, findings_text
+    from syncdesk.services.report.status import status_json
+    from syncdesk.services.review.pull_request import load_findings
 
     report = load_report(session)
     findings = status = None
@@ -222,7 +228,7 @@ def _report_output(session: SyncSession, fmt: str, link: GitHubLink | None) -> s
 def _status_text(status: StatusData) -> str:
     from rich.console import Console
 
-    from tui.widgets.status_view import render_status
+    from syncdesk.tui.widgets.status_view import render_status
 
     console = Console(width=100, color_system=None, force_terminal=False, record=True)
     with console.capture() as captured:
@@ -231,8 +237,8 @@ def _status_text(status: StatusData) -> str:
 
 
 def _learn(args: argparse.Namespace) -> int:
-    from services.carryover import ResolutionStore
-    from services.learn import learn_branch
+    from syncdesk.services.decisions.carryover import ResolutionStore
+    from syncdesk.services.decisions.learn import learn_branch
 
     session = open_sync(SyncOptions(repo=args.repo, head=args.ref, dev=args.dev, main=args.main))
     store = ResolutionStore.open(session.git)
@@ -248,7 +254,8 @@ def _learn(args: argparse.Namespace) -> int:
 
 
 def _findings(args: argparse.Namespace) -> int:
-    from services.findings import findings_to_json, findings_to_text, parse_text
+    from syncdesk.services.review.parse import parse_text
+    from syncdesk.services.review.render import findings_to_json, findings_to_text
 
     try:
         data = (
@@ -267,8 +274,9 @@ def _findings(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from services.demo import build_world
-    from services.sandbox import Sandbox, demo_scenario
+    from syncdesk.services.demo.world import build_world
+    from syncdesk.services.sandbox.demo.scenario import demo_scenario
+    from syncdesk.services.sandbox.server import Sandbox
 
     directory = args.dir or platformdirs.user_cache_path("syncdesk") / "demo"
     print(f"Building the demo world in {directory} ...", file=sys.stderr)
@@ -301,10 +309,10 @@ def _demo_settings(repo: Path) -> None:
 
 
 def _sandbox_link(sandbox: Sandbox) -> GitHubLink:
-    from services.gh_token import Token
-    from services.github_api import GitHubTarget
-    from services.pr_findings import GitHubLink
-    from services.sandbox.demo_scenario import PR_NUMBER
+    from syncdesk.services.github.api import GitHubTarget
+    from syncdesk.services.github.link import GitHubLink
+    from syncdesk.services.github.token import Token
+    from syncdesk.services.sandbox.demo.cast import PR_NUMBER
 
     scenario = sandbox.scenario
     target = GitHubTarget(sandbox.base_url, scenario.web_url, scenario.owner, scenario.name)
@@ -318,7 +326,7 @@ def _open_tui(args: argparse.Namespace) -> int:
 def _run_app(options: SyncOptions, github: Callable[[], GitHubLink] | None = None) -> int:
     # Textual is imported only when a screen is needed: report and demo
     # --no-open stay fast and work without a terminal.
-    from tui.app import SyncDeskApp
+    from syncdesk.tui.app import SyncDeskApp
 
     # Validate before the screen takes over the terminal, so a bad repository
     # or ref is one line in the shell rather than an error inside the app.
@@ -332,8 +340,8 @@ def _run_app(options: SyncOptions, github: Callable[[], GitHubLink] | None = Non
 
 def _writer_session(args: argparse.Namespace) -> tuple[SyncSession, str]:
     """The session on the branch to write, and that branch's name."""
-    from services.git import Git
-    from services.refmove import current_branch
+    from syncdesk.services.git.refs import current_branch
+    from syncdesk.services.git.runner import Git
 
     branch = args.branch or args.head or current_branch(Git(args.repo))
     if branch is None:
@@ -344,8 +352,7 @@ def _writer_session(args: argparse.Namespace) -> tuple[SyncSession, str]:
 
 
 def _repair(args: argparse.Namespace) -> int:
-    from services.repair import write_repair
-    from services.session_writes import plan_from_approved
+    from syncdesk.services.write.session import plan_from_approved, write_confirmed
 
     session, _ = _writer_session(args)
     plan = plan_from_approved(session)
@@ -353,7 +360,7 @@ def _repair(args: argparse.Namespace) -> int:
         _print_plan(plan)
         print("Nothing was written: syncdesk repair --write writes it.")
         return 0
-    result = write_repair(session.git, plan)
+    result = write_confirmed(session, plan)
     print(
         f"Wrote repair {result.new_head[:12]} on {one_line(result.branch)} "
         f"(was {result.old_head[:12]}; backup {result.backup_ref})"
@@ -392,25 +399,21 @@ def _print_note(note: str) -> None:
 
 
 def _undo(args: argparse.Namespace) -> int:
-    from services.git import Git
-    from services.refmove import current_branch, undo_last
+    from syncdesk.services.write.session import undo_confirmed, undo_target, undone_message
 
-    git = Git(args.repo)
-    branch = args.branch or args.head or current_branch(git)
-    if branch is None:
-        raise ServiceError("HEAD is detached: name the branch with --branch")
-    result = undo_last(git, branch)
-    print(
-        f"Restored {one_line(result.branch)} to {result.new_head[:12]} "
-        f"(was {result.old_head[:12]}, kept in {result.backup_ref}; undo again to go back)"
-    )
+    session, _ = _writer_session(args)
+    target = undo_target(session)
+    print(f"Restoring {one_line(target.branch)} to {target.backup.before[:12]} (it is at "
+          f"{target.head[:12]}; nothing moves if that changes first)")  # fmt: skip
+    result = undo_confirmed(session, target)
+    print(f"Restored {undone_message(result)}")
     print(result.new_head)
     return 0
 
 
 def _rebuild(args: argparse.Namespace) -> int:
-    from services.carryover import ResolutionStore
-    from services.rebuild import rebuild_onto
+    from syncdesk.services.decisions.carryover import ResolutionStore
+    from syncdesk.services.write.rebuild import rebuild_onto
 
     session, branch = _writer_session(args)
     refs = session.refs
@@ -446,24 +449,23 @@ def _rebuild(args: argparse.Namespace) -> int:
 
 
 def _push(args: argparse.Namespace) -> int:
-    from services.push import lease_for, push_with_lease
+    from syncdesk.services.write.session import push_confirmed, push_lease, push_question
 
-    session, branch = _writer_session(args)
-    remote = session.config.remote
-    expected = lease_for(session.git, remote, branch)
-    was = expected[:12] if expected else "nothing (a new branch)"
-    question = (
-        f"Push {one_line(branch)} ({session.refs.head[:12]}) to {one_line(remote)}, "
-        f"replacing {was}?"
-    )
-    if not args.yes:
+    session, _ = _writer_session(args)
+    lease = push_lease(session)
+    question = push_question(lease)
+    if args.yes:
+        print(question.replace("? ", ". ", 1))
+    else:
         if not sys.stdin.isatty():
             raise ServiceError("push asks for confirmation: run it in a terminal, or pass --yes")
         answer = input(f"{question} [y/N] ").strip().lower()
         if answer not in ("y", "yes"):
             print("Nothing was pushed.")
             return EXIT_ERROR
-    result = push_with_lease(session.git, remote, branch, expected)
+    # Exactly the commit and the lease that were shown: a branch that moved
+    # while the question was open is refused, not pushed.
+    result = push_confirmed(session, lease)
     print(result.message, file=sys.stdout if result.ok else sys.stderr)
     return 0 if result.ok else EXIT_ERROR
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from services.errors import ServiceError
-from services.sanitize import one_line, visible
+from syncdesk.services.errors import ServiceError
+from syncdesk.services.sanitize import one_line, visible
 
 
 def literal(text: str, style: str = "") -> Text:

@@ -7,17 +7,3 @@ resolutions of real conflicts, one repair commit), and returns
 :class:`DemoFacts`: what the builder guarantees about it. Same spec, same SHAs,
 on every machine.
 """
-
-from services.demo.facts import ConflictFact, DemoFacts, WorldSpec
-from services.demo.plumbing import DemoBuildError
-from services.demo.world import BUILDER_VERSION, DEMO_SYNC_BRANCH, build_world
-
-__all__ = [
-    "BUILDER_VERSION",
-    "DEMO_SYNC_BRANCH",
-    "ConflictFact",
-    "DemoBuildError",
-    "DemoFacts",
-    "WorldSpec",
-    "build_world",
-]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 
-from services.demo.project import Namer, Project, module_name, test_module, test_path
-from services.demo.pycode import FUNCTION_KINDS, KNOBS, Module
-from services.demo.scenario import Changes, Edit
+from syncdesk.services.demo.project import Namer, Project, module_name, test_module, test_path
+from syncdesk.services.demo.pycode import FUNCTION_KINDS, KNOBS, Module
+from syncdesk.services.demo.scenario import Changes, Edit
 
 _WHAT = {
     "validate": "size limit",

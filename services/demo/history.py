@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from services.demo import files
-from services.demo.everyday import Editor
-from services.demo.facts import WorldSpec
-from services.demo.objects import Signature
-from services.demo.project import Project
-from services.demo.scenario import Changes, Edit, Scenario
+from syncdesk.services.demo import files
+from syncdesk.services.demo.everyday import Editor
+from syncdesk.services.demo.facts import WorldSpec
+from syncdesk.services.demo.objects import Signature
+from syncdesk.services.demo.project import Project
+from syncdesk.services.demo.scenario import Changes, Edit, Scenario
 
 BASE_TIME = 1_733_011_200  # 2024-12-01 00:00 UTC
 HOUR = 3600

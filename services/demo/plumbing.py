@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.errors import ServiceError
+from syncdesk.services.errors import ServiceError
 
 
 class DemoBuildError(ServiceError):

@@ -12,8 +12,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from services.demo import files, handwritten
-from services.demo.pycode import FUNCTION_KINDS, KNOBS, STDLIB_IMPORTS, UNIT_KINDS, Module, Unit
+from syncdesk.services.demo import files, handwritten
+from syncdesk.services.demo.pycode import (
+    FUNCTION_KINDS,
+    KNOBS,
+    STDLIB_IMPORTS,
+    UNIT_KINDS,
+    Module,
+    Unit,
+)
 
 PACKAGES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "core": (

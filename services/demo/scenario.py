@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from services.demo import files, handwritten
-from services.demo.facts import ConflictFact
-from services.demo.project import (
+from syncdesk.services.demo import files, handwritten
+from syncdesk.services.demo.facts import ConflictFact
+from syncdesk.services.demo.project import (
     ATTENTION,
     CHECKPOINT,
     ENGINE,
@@ -36,7 +36,7 @@ from services.demo.project import (
     Project,
     test_path,
 )
-from services.demo.pycode import Module, Unit
+from syncdesk.services.demo.pycode import Module, Unit
 
 Changes = dict[str, str | None]
 

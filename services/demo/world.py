@@ -25,11 +25,9 @@ from collections.abc import Iterator
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from services.config import DEFAULT_KEEP_DEV
-from services.dco import app_signoffs, signoff_matches
-from services.demo import files
-from services.demo.facts import DemoFacts, WorldSpec
-from services.demo.history import (
+from syncdesk.services.demo import files
+from syncdesk.services.demo.facts import DemoFacts, WorldSpec
+from syncdesk.services.demo.history import (
     HOUR,
     MAINTAINER,
     CommitPlan,
@@ -37,11 +35,13 @@ from services.demo.history import (
     merge_message,
     repair_message,
 )
-from services.demo.objects import ObjectStore, ssh_signature
-from services.demo.plumbing import DemoBuildError, Plumbing, parse_merge_tree
-from services.demo.project import make_project
-from services.demo.scenario import Scenario, build_scenario
-from services.models import Person
+from syncdesk.services.demo.objects import ObjectStore, ssh_signature
+from syncdesk.services.demo.plumbing import DemoBuildError, Plumbing, parse_merge_tree
+from syncdesk.services.demo.project import make_project
+from syncdesk.services.demo.scenario import Scenario, build_scenario
+from syncdesk.services.sync.config import DEFAULT_KEEP_DEV
+from syncdesk.services.sync.dco import app_signoffs, signoff_matches
+from syncdesk.services.sync.models import Person
 
 BUILDER_VERSION = 1
 DEMO_SYNC_BRANCH = "main2dev/demo"

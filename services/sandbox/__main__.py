@@ -1,4 +1,4 @@
-"""``python -m services.sandbox [DIR]``: serve the demo world's sync PR until interrupted.
+"""``python -m syncdesk.services.sandbox [DIR]``: serve the demo world's sync PR until interrupted.
 
 Builds (or reuses) the demo world in ``DIR`` (default ``./.syncdesk-demo``),
 starts the sandbox on a free port and prints its URLs as one JSON line.
@@ -12,9 +12,9 @@ import sys
 import threading
 from pathlib import Path
 
-from services.demo import build_world
-from services.sandbox.demo_scenario import demo_scenario
-from services.sandbox.server import Sandbox
+from syncdesk.services.demo.world import build_world
+from syncdesk.services.sandbox.demo.scenario import demo_scenario
+from syncdesk.services.sandbox.server import Sandbox
 
 
 def main(argv: list[str]) -> int:

@@ -14,9 +14,9 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlencode
 
-from services.sandbox import builders as b
-from services.sandbox import rest
-from services.sandbox.scenario import FaultSpec
+from syncdesk.services.sandbox.payloads import base as payload
+from syncdesk.services.sandbox.rest.routing import Reply
+from syncdesk.services.sandbox.scenario import FaultSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +52,11 @@ def fault_answer(fault: FaultSpec) -> Answer:
         phrase = (
             HTTPStatus(fault.status).phrase if fault.status in HTTPStatus._value2member_map_ else ""
         )
-        body = b.error(fault.status, phrase or "Error")
+        body = payload.error(fault.status, phrase or "Error")
     return Answer(fault.status, body, dict(fault.headers or {}))
 
 
-def paginate(reply: rest.Reply, urls: b.Urls, rel: str, query: dict[str, list[str]]) -> Answer:
+def paginate(reply: Reply, urls: payload.Urls, rel: str, query: dict[str, list[str]]) -> Answer:
     """Cut a list reply into the requested page and add GitHub's ``Link`` header."""
     headers = dict(reply.headers)
     if not (reply.paginate or reply.list_key) or reply.status != 200:

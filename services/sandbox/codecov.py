@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from services.sandbox.scenario import CodecovFile, CodecovSpec
-from services.sandbox.store import Store
+from syncdesk.services.sandbox.scenario import CodecovFile, CodecovSpec
+from syncdesk.services.sandbox.store import Store
 
 JSON = dict[str, Any]
 

@@ -32,11 +32,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from services.sandbox import builders as b
-from services.sandbox import codecov, graphql_api, rest
-from services.sandbox.answers import Answer, LiveFault, fault_answer, paginate
-from services.sandbox.scenario import FaultSpec, Scenario
-from services.sandbox.store import Store
+from syncdesk.services.sandbox import codecov
+from syncdesk.services.sandbox.answers import Answer, LiveFault, fault_answer, paginate
+from syncdesk.services.sandbox.graphql import api as graphql_api
+from syncdesk.services.sandbox.payloads import base as payload
+from syncdesk.services.sandbox.rest import routes as rest
+from syncdesk.services.sandbox.rest.routing import Call
+from syncdesk.services.sandbox.scenario import FaultSpec, Scenario
+from syncdesk.services.sandbox.store import Store
 
 JSON = dict[str, Any]
 GHES_PREFIX = "/api/v3"
@@ -289,15 +292,15 @@ class _Handler(BaseHTTPRequestHandler):
             status, body = codecov.handle(sandbox.store, rel, query)
             return Answer(status, body, {}), None
         if not token_ok:
-            return Answer(401, b.error(401, "Bad credentials"), {}), None
+            return Answer(401, payload.error(401, "Bad credentials"), {}), None
         fault = sandbox.take_fault(self.command, rel)
         if fault is not None and not fault.apply:
             return fault_answer(fault), None
         try:
             request_body: Any = json.loads(raw) if raw else None
         except ValueError:
-            return Answer(400, b.error(400, "Problems parsing JSON"), {}), None
-        urls = b.Urls(
+            return Answer(400, payload.error(400, "Problems parsing JSON"), {}), None
+        urls = payload.Urls(
             f"http://{self.headers.get('Host') or _host(sandbox)}{prefix}",
             sandbox.scenario.web_url.rstrip("/"),
             sandbox.scenario.owner,
@@ -307,9 +310,12 @@ class _Handler(BaseHTTPRequestHandler):
             answer, created = _graphql(sandbox, self.command, urls, request_body), None
         elif rel.rstrip("/") == "/rate_limit":
             used, reset = sandbox.budget()
-            answer, created = Answer(200, b.rate_limit_overview(used, RATE_LIMIT, reset), {}), None
+            answer, created = (
+                Answer(200, payload.rate_limit_overview(used, RATE_LIMIT, reset), {}),
+                None,
+            )
         else:
-            call = rest.Call(self.command, rel, query, request_body, urls, sandbox.store)
+            call = Call(self.command, rel, query, request_body, urls, sandbox.store)
             reply = rest.dispatch(call)
             answer, created = paginate(reply, urls, rel, query), reply.created_id
         if fault is not None:  # applied, then answered as failed: an ambiguous error
@@ -375,9 +381,9 @@ def _parse_json(raw: bytes) -> Any:
         return None
 
 
-def _graphql(sandbox: Sandbox, method: str, urls: b.Urls, body: Any) -> Answer:
+def _graphql(sandbox: Sandbox, method: str, urls: payload.Urls, body: Any) -> Answer:
     if method != "POST":
-        return Answer(404, b.error(404, "Not Found"), {})
+        return Answer(404, payload.error(404, "Not Found"), {})
     if not isinstance(body, dict) or not isinstance(body.get("query"), str):
         return Answer(200, {"errors": [{"message": "A query attribute must be specified"}]}, {})
     variables = body.get("variables")
@@ -395,4 +401,4 @@ def _control(sandbox: Sandbox, path: str) -> Answer:
         return Answer(200, sandbox.requests, {})
     if path.rstrip("/") == "/_sandbox/faults":
         return Answer(200, [asdict(f.spec) for f in sandbox._faults], {})
-    return Answer(404, b.error(404, "Not Found"), {})
+    return Answer(404, payload.error(404, "Not Found"), {})

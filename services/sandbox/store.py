@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
-from services.sandbox.scenario import (
+from syncdesk.services.sandbox.scenario import (
     CheckRunSpec,
     CodecovSpec,
     CommitSpec,

@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from services.conflict_models import ConflictFile
-from services.state_model import FileStatus
+from syncdesk.services.conflicts.models import ConflictFile
+from syncdesk.services.decisions.models import FileStatus
 
 STATUS_MARKS = {
     FileStatus.UNRESOLVED: ("●", "bold red"),

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from services.dispositions import Decision
-from services.finding_models import Origin
-from services.pr_findings import FindingView
-from services.reply import label
-from services.sanitize import one_line, visible
+from syncdesk.services.review.dispositions import Decision
+from syncdesk.services.review.models import Origin
+from syncdesk.services.review.pull_request import FindingView
+from syncdesk.services.review.reply import label
+from syncdesk.services.sanitize import one_line, visible
 
 ORIGIN_STYLES = {
     Origin.SLICE: "cyan",

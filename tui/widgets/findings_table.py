@@ -8,9 +8,9 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from services.pr_findings import FindingsData
-from services.reply import label
-from services.sanitize import one_line
+from syncdesk.services.review.pull_request import FindingsData
+from syncdesk.services.review.reply import label
+from syncdesk.services.sanitize import one_line
 
 SEVERITY_STYLES = {"CRITICAL": "bold red", "IMPORTANT": "yellow", "HIGH": "bold red"}
 

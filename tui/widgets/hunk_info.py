@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 from textual.content import Content
 
-from services.accidents import hunk_index_of
-from services.audit import Finding
-from services.conflict_models import ConflictFile
-from services.state_model import Action, SyncState
-from services.workspace import file_status, whole_file_action
-from services.workspace_loader import WorkspaceData
+from syncdesk.services.audit.lost_lines import Finding
+from syncdesk.services.conflicts.models import ConflictFile
+from syncdesk.services.decisions.models import Action, SyncState
+from syncdesk.services.workspace.accidents import hunk_index_of
+from syncdesk.services.workspace.layout import file_status, whole_file_action
+from syncdesk.services.workspace.load import WorkspaceData
 
 ACTION_LABELS = {
     Action.DEV: "dev",

@@ -9,8 +9,8 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from services.models import Slice, SliceCommit
-from tui.text import literal
+from syncdesk.services.sync.models import Slice, SliceCommit
+from syncdesk.tui.text import literal
 
 SIGNOFF_STYLES = {"✓": "green", "≠": "yellow", "✗": "bold red"}
 

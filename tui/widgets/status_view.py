@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from services.checks import CheckItem
-from services.pr_status import StatusData
-from services.sanitize import one_line
+from syncdesk.services.github.checks import CheckItem
+from syncdesk.services.github.status import StatusData
+from syncdesk.services.sanitize import one_line
 
 GOOD, BAD, WAIT = "green", "bold red", "yellow"
 STATE_MARKS = {

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from services.models import SyncReport
-from services.report import conflict_summary, short
+from syncdesk.services.report.facts import conflict_summary, short
+from syncdesk.services.sync.models import SyncReport
 
 OK = "$success"
 BAD = "$error"

@@ -28,9 +28,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from services.conflict_models import Common, ConflictFile, Hunk
-from services.sanitize import visible
-from services.workspace import commons
+from syncdesk.services.conflicts.models import Common, ConflictFile, Hunk
+from syncdesk.services.sanitize import visible
+from syncdesk.services.workspace.layout import commons
 
 GUTTER = 6  # "12345 "
 SEPARATOR = "│"

@@ -1,0 +1,291 @@
+"""The preservation audit's line logic: pure functions over lists of lines.
+
+Nothing here runs git. Lines are what ``sort`` and ``comm`` see in the
+reference hook: a blob split at LF, compared as bytes. The restore planner is
+generic over ``str`` and ``bytes`` so the workspace can hand it its own buffer.
+"""
+
+from __future__ import annotations
+
+import difflib
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import AnyStr, Generic
+
+from syncdesk.services.sanitize import decode
+
+# git's buffer_is_binary(): a NUL among the first 8000 bytes.
+FIRST_FEW_BYTES = 8000
+# The longest statement (in dev lines) a formatter is assumed to join or split.
+REFLOW_SPAN = 24
+# Above this many lines an alignment lets difflib ignore very common lines (autojunk).
+_EXACT_ALIGNMENT_LIMIT = 4000
+# How alike a changed line and its new version are (difflib's ratio).
+_SIMILAR = 0.6
+
+
+def raw_lines(data: bytes) -> list[bytes]:
+    """The lines of a blob as ``sort`` sees them: split at LF, no empty last line.
+
+    A ``\\r`` stays part of its line and a last line without a newline is a line.
+    """
+    if not data:
+        return []
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    return lines
+
+
+def is_binary(data: bytes) -> bool:
+    """git's test for binary content: a NUL in the first 8000 bytes."""
+    return b"\0" in data[:FIRST_FEW_BYTES]
+
+
+def is_trivial(line: str | bytes) -> bool:
+    """A line with no letter or digit: blank, brackets, punctuation, a bare comment marker."""
+    text = decode(line) if isinstance(line, bytes) else line
+    return not any(char.isalnum() for char in text)
+
+
+def is_blank(line: str | bytes) -> bool:
+    """A line holding nothing but whitespace."""
+    return not line.strip()
+
+
+# ASCII whitespace, as bytes.isspace() and git's ``diff -w`` see it.
+_WHITESPACE = b" \t\n\r\x0b\x0c"
+
+
+def squeeze(line: bytes) -> bytes:
+    """The line with all whitespace removed: what ``diff -w`` compares."""
+    return line.translate(None, _WHITESPACE)
+
+
+def loosen(line: bytes) -> bytes:
+    """The line without whitespace, commas and parentheses.
+
+    What a code formatter changes when it joins or splits a statement: line
+    breaks and indentation, the "magic" trailing comma, wrapping parentheses.
+    """
+    return line.translate(None, _WHITESPACE + b",()")
+
+
+def lost_lines(
+    dev: Sequence[bytes], main: Sequence[bytes], result: Sequence[bytes]
+) -> Counter[bytes]:
+    """The hook's ``comm -23 <(comm -23 dev main) result``, as a multiset."""
+    # Counter subtraction keeps positive counts only: exactly how comm pairs
+    # equal lines of sorted input (dev 3x, main 1x -> 2 left).
+    return Counter(dev) - Counter(main) - Counter(result)
+
+
+def place_lost(
+    dev: Sequence[bytes], result: Sequence[bytes], lost: Counter[bytes]
+) -> list[tuple[int, bytes]]:
+    """Which dev lines (1-based, sorted) the lost lines are.
+
+    A line dev holds as often as it was lost is all its copies. When dev holds
+    more copies, the ones an alignment of dev with the result leaves
+    unmatched are taken first.
+    """
+    spots: dict[bytes, list[int]] = {}
+    for index, line in enumerate(dev):
+        if line in lost:
+            spots.setdefault(line, []).append(index)
+    unmatched: set[int] | None = None
+    placed: list[tuple[int, bytes]] = []
+    for line, count in lost.items():
+        where = spots.get(line, [])
+        if len(where) > count:
+            if unmatched is None:
+                # Only a preference: the fast alignment (autojunk) is good enough.
+                unmatched = set(range(len(dev))) - set(alignment(dev, result, exact=False))
+            held = unmatched
+            where = sorted(where, key=lambda index: index not in held)  # stable
+        placed += ((index + 1, line) for index in where[:count])
+    return sorted(placed)
+
+
+def alignment(
+    old: Sequence[AnyStr], new: Sequence[AnyStr], *, exact: bool = True
+) -> dict[int, int]:
+    """The matched lines of a line alignment: old index -> new index (0-based).
+
+    ``exact`` aligns every line; otherwise, and always above 4000 lines,
+    difflib's autojunk ignores very common lines (faster, a little cruder).
+    """
+    exact = exact and max(len(old), len(new)) <= _EXACT_ALIGNMENT_LIMIT
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=not exact)
+    pairs: dict[int, int] = {}
+    for block in matcher.get_matching_blocks():
+        pairs.update((block.a + k, block.b + k) for k in range(block.size))
+    return pairs
+
+
+class Reflow:
+    """Finds dev statements that a formatter joined or split in the result.
+
+    The result's lines, :func:`loosen`-ed and concatenated, form one stream; a
+    run of dev lines is reflowed when its loosened text equals the stream
+    between two line boundaries, and either side spans two lines or more
+    (one line against one line is :func:`squeeze`'s business).
+    """
+
+    def __init__(self, result: Sequence[bytes]) -> None:
+        parts = [loosen(line) for line in result]
+        self._stream = b"".join(parts)
+        self._offsets: list[int] = []  # where each non-empty result line starts...
+        self._numbers: list[int] = []  # ...and its 1-based number
+        self._boundaries: set[int] = set()
+        self._index: dict[bytes, list[int]] = {}  # first 8 bytes -> offsets
+        offset = 0
+        for number, part in enumerate(parts, start=1):
+            self._boundaries.add(offset)
+            if part:
+                self._offsets.append(offset)
+                self._numbers.append(number)
+                self._index.setdefault(self._stream[offset : offset + 8], []).append(offset)
+            offset += len(part)
+        self._boundaries.add(offset)
+
+    def find(self, loose_dev: Sequence[bytes], start: int) -> tuple[int, int] | None:
+        """The longest reflowed run of dev lines from index ``start``: (last index, result line).
+
+        ``loose_dev`` is the dev file's lines, :func:`loosen`-ed.
+        """
+        texts = loose_dev[start : start + REFLOW_SPAN]
+        if not texts or not texts[0]:
+            return None
+        joined = b"".join(texts)
+        for offset in self._index.get(joined[:8], ()):
+            for end in range(len(texts) - 1, -1, -1):
+                text = b"".join(texts[: end + 1])
+                stop = offset + len(text)
+                if stop not in self._boundaries or not self._stream.startswith(text, offset):
+                    continue
+                dev_lines = sum(1 for part in texts[: end + 1] if part)
+                if dev_lines >= 2 or self._lines_between(offset, stop) >= 2:
+                    return start + end, self._numbers[bisect_left(self._offsets, offset)]
+        return None
+
+    def _lines_between(self, begin: int, stop: int) -> int:
+        return bisect_left(self._offsets, stop) - bisect_left(self._offsets, begin)
+
+
+@dataclass(frozen=True, slots=True)
+class Restoration(Generic[AnyStr]):
+    """Dev lines to put back into the result, and where.
+
+    Insert :attr:`lines` after line :attr:`insert_after` of the result
+    (0: at the top of the file). When the result holds its own version of the
+    region (main's change to those lines, say), :attr:`facing` names those
+    result lines, so a caller can offer "replace" as well as "insert".
+    """
+
+    dev_start: int  # 1-based first dev line restored
+    dev_end: int  # 1-based last dev line restored (inclusive)
+    lines: tuple[AnyStr, ...]
+    insert_after: int  # 1-based result line; 0 = top of the file
+    facing: tuple[int, int] | None  # 1-based result lines between the same neighbours
+
+
+def plan_restore(
+    dev: Sequence[AnyStr],
+    result: Sequence[AnyStr],
+    line: int,
+    restorable: Collection[int] = (),
+) -> Restoration[AnyStr] | None:
+    """Where to put dev's line ``line`` (1-based) and its lost neighbours back into ``result``.
+
+    The block is the run of dev lines around ``line`` that the result lacks
+    (unmatched in a dev -> result alignment) and that are either in
+    ``restorable`` (the other findings the caller wants back, say the file's
+    accidents) or trivial (a closing bracket goes back with its statement);
+    blank lines at its edges stay out. It goes after the result line matched to
+    the nearest preceding dev line the result holds, or after the new version
+    of a dev line in between that the result changed (a similar line where it
+    stood). ``result`` may be an edited buffer: nothing is assumed about it.
+    None when the result holds ``line`` already.
+    """
+    index = line - 1
+    if not 0 <= index < len(dev):
+        raise ValueError(f"line {line} is outside the dev file (1..{len(dev)})")
+    pairs = _local_alignment(dev, result, index)
+    if index in pairs:
+        return None
+    wanted = {number - 1 for number in restorable} | {index}
+
+    def lost(position: int) -> bool:
+        return position not in pairs and (position in wanted or is_trivial(dev[position]))
+
+    first = last = index
+    while first > 0 and lost(first - 1):
+        first -= 1
+    while last + 1 < len(dev) and lost(last + 1):
+        last += 1
+    while first < index and is_blank(dev[first]):
+        first += 1
+    while last > index and is_blank(dev[last]):
+        last -= 1
+    before = max((position for position in pairs if position < first), default=-1)
+    after = min((position for position in pairs if position > last), default=len(dev))
+    # The result's lines between the two matched neighbours (0-based, half-open).
+    gap = (pairs[before] + 1 if before >= 0 else 0, pairs.get(after, len(result)))
+    facing = (gap[0] + 1, gap[1]) if gap[1] > gap[0] else None
+    insert_after = gap[0]
+    # Dev lines between the neighbour and the block that the result changed
+    # (main's edit of them, say) still mark the place: go after their new version.
+    counterpart = _counterpart(dev[before + 1 : first], result[gap[0] : gap[1]])
+    if counterpart is not None:
+        insert_after = gap[0] + counterpart + 1
+    block = tuple(dev[first : last + 1])
+    return Restoration(first + 1, last + 1, block, insert_after, facing)
+
+
+def _counterpart(changed: Sequence[AnyStr], facing: Sequence[AnyStr]) -> int | None:
+    """The index in ``facing`` of the last changed line's new version, if one is similar enough.
+
+    Tried from the line nearest the block backwards, each against the facing
+    lines (both capped at 50: a long gap is not worth a guess).
+    """
+    for line in reversed(changed[-50:]):
+        if is_trivial(line):
+            continue
+        scores = [
+            (difflib.SequenceMatcher(None, line, other).ratio(), index)
+            for index, other in enumerate(facing[:50])
+            if not is_trivial(other)
+        ]
+        best = max(scores, default=(0.0, 0))
+        if best[0] >= _SIMILAR:
+            return best[1]
+    return None
+
+
+def _local_alignment(dev: Sequence[AnyStr], result: Sequence[AnyStr], index: int) -> dict[int, int]:
+    """A dev -> result alignment that is exact around ``index``.
+
+    Lines that occur once in each file and are not trivial anchor it (the
+    patience diff's idea); only the stretch between the anchors either side of
+    ``index`` is aligned line by line, so a key press stays fast on a
+    10,000-line file.
+    """
+    dev_counts, result_counts = Counter(dev), Counter(result)
+    where = {text: position for position, text in enumerate(result) if result_counts[text] == 1}
+    anchors = [
+        (position, where[text])
+        for position, text in enumerate(dev)
+        if dev_counts[text] == 1 and text in where and not is_trivial(text)
+    ]
+    pairs = dict(anchors)  # every anchor is a line the result holds
+    low = max((anchor for anchor in anchors if anchor[0] < index), default=(-1, -1))
+    high = next(
+        (anchor for anchor in anchors if anchor[0] > index and anchor[1] > low[1]),
+        (len(dev), len(result)),
+    )
+    local = alignment(dev[low[0] + 1 : high[0]], result[low[1] + 1 : high[1]])
+    pairs.update((a + low[0] + 1, b + low[1] + 1) for a, b in local.items())
+    return pairs

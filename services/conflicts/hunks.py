@@ -1,0 +1,95 @@
+"""Turn parsed conflict markers into hunks with each side's true lines and line numbers.
+
+Between the markers, git shows each side's lines, but not always exactly as
+the side's file has them: when a side's last line has no final newline, git
+adds one inside the conflict (so the markers stay on their own lines). And
+the markers say nothing about line numbers: dev's file lacks main's one-sided
+changes, so the result's line numbers are not dev's. So each side's hunks are
+placed in that side's own file (:mod:`syncdesk.services.conflicts.placement`), comparing lines
+without their endings; the lines taken from there are byte-exact, and their
+positions are the line numbers blame needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from syncdesk.services.conflicts.markers import ParsedFile, ParsedHunk
+from syncdesk.services.conflicts.models import hunk_key
+from syncdesk.services.conflicts.placement import place_hunks
+
+
+@dataclass(frozen=True, slots=True)
+class SideHunk:
+    """A conflict hunk with its sides read from the side files (the head not yet considered)."""
+
+    dev: tuple[str, ...]
+    base: tuple[str, ...]
+    main: tuple[str, ...]
+    dev_start: int
+    base_start: int
+    main_start: int
+    conflict: tuple[str, ...]
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class SideFiles:
+    """The three stage files' lines; None for a side where the file does not exist."""
+
+    dev: Sequence[str] | None
+    base: Sequence[str] | None
+    main: Sequence[str] | None
+
+
+def side_hunks(parsed: ParsedFile, files: SideFiles) -> list[SideHunk]:
+    """Each parsed hunk with its sides' exact lines and 1-based start lines."""
+    commons = [keyed(run) for run in parsed.commons]
+    dev = _place(commons, files.dev, [hunk.dev for hunk in parsed.hunks])
+    base = _place(commons, files.base, [hunk.base for hunk in parsed.hunks])
+    main = _place(commons, files.main, [hunk.main for hunk in parsed.hunks])
+    return [
+        _side_hunk(hunk, dev[index], base[index], main[index])
+        for index, hunk in enumerate(parsed.hunks)
+    ]
+
+
+def _side_hunk(
+    hunk: ParsedHunk,
+    dev: tuple[tuple[str, ...], int],
+    base: tuple[tuple[str, ...], int],
+    main: tuple[tuple[str, ...], int],
+) -> SideHunk:
+    return SideHunk(
+        dev=dev[0],
+        base=base[0],
+        main=main[0],
+        dev_start=dev[1],
+        base_start=base[1],
+        main_start=main[1],
+        conflict=hunk.conflict,
+        key=hunk_key(dev[0], main[0]),
+    )
+
+
+def keyed(lines: Sequence[str]) -> list[str]:
+    """The lines as placement compares them: without their endings."""
+    return [line.rstrip("\r\n") for line in lines]
+
+
+def _place(
+    commons: list[list[str]], lines: Sequence[str] | None, sides: list[tuple[str, ...]]
+) -> list[tuple[tuple[str, ...], int]]:
+    """Each hunk's lines in the side file ``lines`` and its 1-based start (0: no file)."""
+    if lines is None:
+        return [(side, 0) for side in sides]
+    candidates = [[keyed(side)] for side in sides]
+    placements = place_hunks(commons, keyed(lines), candidates)
+    found: list[tuple[tuple[str, ...], int]] = []
+    for side, placement in zip(sides, placements, strict=True):
+        if placement.choice == 0:
+            found.append((tuple(lines[placement.start : placement.end]), placement.start + 1))
+        else:  # not where the merge says (should not happen): keep git's view of the side
+            found.append((side, placement.start + 1))
+    return found

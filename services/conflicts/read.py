@@ -1,0 +1,98 @@
+"""The conflicts of a sync, and how the head resolved each of them.
+
+For a sync branch that has its merge, the merge's two parents (dev base,
+slice tip) are merged again with ``git merge-tree --write-tree`` (zdiff3
+markers, so the base is known), and each conflict is paired with what the
+head (merge + repair) holds. For a sync not built yet, dev base and slice tip
+are merged and there is no head to read.
+
+Cost, whatever the number of conflicted files: one ``merge-tree``, one
+``cat-file --batch-command`` that reads every stage blob, every conflicted
+file of the result tree and every head version, and then Python. (A second
+``cat-file`` runs only when a renamed file's markers name a path the head may
+hold that merge-tree's messages did not mention.) Conflicted
+files are read from merge-tree's *result tree* (labelled markers, renames
+applied), never by merging stage blobs again. merge-tree writes its objects
+to a scratch store (:func:`syncdesk.services.git.objects.scratch_objects`), so reading
+the conflicts leaves the repository untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from syncdesk.services.conflicts.file import (
+    GITLINK,
+    Draft,
+    Objects,
+    draft,
+    finish,
+    head_names,
+    result_name,
+    stages,
+)
+from syncdesk.services.conflicts.merge_tree import ConflictGroup, group_conflicts, merge_tree
+from syncdesk.services.conflicts.models import ConflictSet
+from syncdesk.services.errors import MissingRefError
+from syncdesk.services.git.objects import read_objects, scratch_objects
+from syncdesk.services.git.runner import Git
+from syncdesk.services.sanitize import visible
+
+
+def read_conflicts(git: Git, dev_side: str, main_side: str, head: str | None) -> ConflictSet:
+    """Merge ``dev_side`` (parent 1) with ``main_side`` (parent 2); read ``head``'s resolutions.
+
+    ``head`` is None for a sync that is not built yet: every conflict is then
+    ``unresolved``.
+    """
+    dev_sha, main_sha = _full(git, dev_side), _full(git, main_side)
+    head_sha = _full(git, head) if head is not None else None
+    with scratch_objects(git) as env:
+        output = merge_tree(git, dev_sha, main_sha, env)
+        groups = group_conflicts(output)
+        contents, infos = _wanted(groups, output.tree, head_sha)
+        objects = read_objects(git, contents, infos, env=env)
+        drafts = [draft(group, objects, output.tree, dev_sha, main_sha) for group in groups]
+        if head_sha is not None:
+            objects |= _more_head_versions(git, drafts, head_sha, objects, env)
+    files = tuple(finish(one, objects, head_sha) for one in drafts)
+    grouped = {path for one in drafts for path in one.paths}
+    loose = tuple(
+        visible(message.text)
+        for message in output.messages
+        if message.type.startswith("CONFLICT") and not grouped.intersection(message.paths)
+    )
+    return ConflictSet(dev_sha, main_sha, head_sha, output.tree, output.clean, files, loose)
+
+
+def _full(git: Git, rev: str) -> str:
+    sha = git.resolve(rev)
+    if sha is None:
+        raise MissingRefError(f"no commit named {rev!r} in this repository")
+    return sha
+
+
+def _wanted(
+    groups: Sequence[ConflictGroup], tree: str, head: str | None
+) -> tuple[list[str], list[str]]:
+    """The object names to read with their content, and those whose id is enough."""
+    contents: list[str] = []
+    infos: list[str] = []
+    for group in groups:
+        # Binary files are compared by blob id: no need to hold their bytes.
+        wanted = infos if group.binary_reported else contents
+        for stage in stages(group):
+            (infos if stage.mode == GITLINK else wanted).append(stage.oid)
+        if (result := result_name(tree, group)) is not None:
+            wanted.append(result)
+        if head is not None:
+            wanted.extend(f"{head}:{path}" for path in group.paths)
+    return contents, infos
+
+
+def _more_head_versions(
+    git: Git, drafts: Iterable[Draft], head: str, objects: Objects, env: dict[str, str]
+) -> Objects:
+    """The head's versions under names only the markers revealed (a second, rare read)."""
+    missing = [name for one in drafts for name in head_names(one, head) if name not in objects]
+    return read_objects(git, missing, env=env) if missing else {}

@@ -1,0 +1,193 @@
+"""The one module that runs git.
+
+A thin layer over GitPython: :class:`git.Repo` finds and validates the
+repository, and ``Git.execute`` runs plumbing with NUL-separated output.
+We never use GitPython's object model in loops (its ``Commit.trailers_list``
+spawns one process per commit: 42x slower on 100 commits, see DOMAIN.md).
+
+Every command runs with the repository's hooks and fsmonitor disabled
+(``core.hooksPath``, ``core.fsmonitor``), no pager and no colour, and with
+optional locks off so that reading never takes ``index.lock`` from under the
+user. We read objects, never the work tree, so clean/smudge filters and
+textconv do not run. One thing configured in ``.git/config`` still does: a
+custom merge driver (``merge.<name>.driver``) named by the attributes, during
+``merge-tree``. It is the user's own setting for how this repository merges,
+and honouring it keeps our merge results equal to what their ``git merge``
+would produce; it cannot come from a clone, as git never copies config.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import git as gitpython
+from git.exc import GitCommandNotFound, InvalidGitRepositoryError, NoSuchPathError
+
+from syncdesk.services.errors import GitCommandError, GitTooOldError, NotARepositoryError
+from syncdesk.services.sanitize import decode, one_line
+
+MINIMUM_GIT = (2, 38)  # merge-tree --write-tree
+
+_SAFE_OPTIONS = (
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.fsmonitor=false",
+    "-c", "color.ui=never",
+    "-c", "log.showSignature=false",
+    "-c", "core.quotePath=false",
+    "--no-pager",
+    "--no-optional-locks",
+)  # fmt: skip
+
+_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GitResult:
+    """What a git command said: its exit status and its raw output."""
+
+    status: int
+    stdout: bytes
+    stderr: str
+
+    @property
+    def text(self) -> str:
+        """``stdout`` decoded as UTF-8 (invalid bytes replaced)."""
+        return decode(self.stdout)
+
+
+def parse_version(output: str) -> tuple[int, int]:
+    """Read ``(major, minor)`` from ``git version 2.39.5`` and its vendor variants."""
+    match = re.search(r"(\d+)\.(\d+)", output)
+    if match is None:
+        raise GitTooOldError(f"cannot read git's version from {output!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+class Git:
+    """Runs git commands in one repository."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            self._repo = gitpython.Repo(path, search_parent_directories=True)
+        except (InvalidGitRepositoryError, NoSuchPathError):
+            raise NotARepositoryError(f"{path} is not a git repository") from None
+        except GitCommandNotFound:
+            raise GitCommandError("git is not installed or not on PATH") from None
+        self.git_dir = Path(self._repo.git_dir).resolve()
+        # GitPython calls a repository without core.bare non-bare and guesses the
+        # parent of its git dir as the work tree; trust a work tree only if it
+        # really holds a .git. Git is then always told where the repository is
+        # (--git-dir), so a bare repository counts as explicit under
+        # safe.bareRepository=explicit.
+        work_tree = self._repo.working_tree_dir
+        self.work_tree = (
+            Path(work_tree).resolve()
+            if work_tree is not None and (Path(work_tree) / ".git").exists()
+            else None
+        )
+        self._location = [f"--git-dir={self.git_dir}"]
+        if self.work_tree is not None:
+            self._location.append(f"--work-tree={self.work_tree}")
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        input: bytes | None = None,
+        check: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> GitResult:
+        """Run ``git <args>``; raise :class:`GitCommandError` on failure if ``check``."""
+        command = ["git", *self._location, *_SAFE_OPTIONS, *args]
+        extra_env = {**_ENV, **(env or {})}
+        try:
+            if input is None:
+                status, stdout, stderr = self._execute(command, extra_env, None)
+            else:
+                # GitPython's execute() takes stdin as a file object, not bytes.
+                with tempfile.TemporaryFile() as stdin:
+                    stdin.write(input)
+                    stdin.seek(0)
+                    status, stdout, stderr = self._execute(command, extra_env, stdin)
+        except GitCommandNotFound:
+            raise GitCommandError("git is not installed or not on PATH") from None
+        result = GitResult(status, stdout, stderr)
+        if check and status != 0:
+            raise GitCommandError(f"git {args[0]} failed: {first_line(stderr)}")
+        return result
+
+    def _execute(
+        self, command: list[str], env: dict[str, str], stdin: BinaryIO | None
+    ) -> tuple[int, bytes, str]:
+        status, stdout, stderr = self._repo.git.execute(
+            command,
+            istream=stdin,
+            with_extended_output=True,
+            with_exceptions=False,
+            stdout_as_string=False,
+            strip_newline_in_stdout=False,
+            env=env,
+        )
+        return int(status), bytes(stdout), str(stderr)
+
+    def text(self, *args: str) -> str:
+        """Run a command that must succeed and return its output as text."""
+        return self.run(args).text
+
+    def lines(self, *args: str) -> list[str]:
+        """Run a command that must succeed and return its non-empty output lines."""
+        return [line for line in self.text(*args).splitlines() if line]
+
+    def fields(self, *args: str) -> list[str]:
+        """Run a ``-z`` command and return its NUL-separated fields (the last empty one dropped)."""
+        out = self.text(*args)
+        parts = out.split("\0")
+        if parts and parts[-1] in ("", "\n"):
+            parts.pop()
+        return parts
+
+    def resolve(self, rev: str) -> str | None:
+        """The full SHA of the commit ``rev`` names, or None if it names none."""
+        result = self.run(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+            check=False,
+        )
+        return result.text.strip() if result.status == 0 else None
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """Whether ``ancestor`` is reachable from ``descendant`` (a commit is its own ancestor)."""
+        result = self.run(["merge-base", "--is-ancestor", ancestor, descendant], check=False)
+        if result.status not in (0, 1):
+            raise GitCommandError(f"git merge-base failed: {first_line(result.stderr)}")
+        return result.status == 0
+
+    def version(self) -> tuple[int, int]:
+        """git's ``(major, minor)`` version."""
+        return parse_version(self.text("version"))
+
+    def require_version(self) -> None:
+        """Refuse a git without ``merge-tree --write-tree`` (2.38)."""
+        found = self.version()
+        if found < MINIMUM_GIT:
+            raise GitTooOldError(
+                f"git {found[0]}.{found[1]} is too old: syncdesk needs git 2.38 or newer "
+                "(for merge-tree --write-tree)"
+            )
+
+
+def first_line(stderr: str) -> str:
+    """git's most useful error line, one line, sanitized."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith(("fatal:", "error:")):
+            return one_line(line)
+    return one_line(lines[0]) if lines else "no message"

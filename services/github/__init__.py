@@ -1,0 +1,3 @@
+"""The pull request side: access and the token, the pull request models, the CI rollup,
+patch coverage, DCO and its override request, and the status that gathers them.
+"""

@@ -1,0 +1,38 @@
+"""Where a sync's pull request lives: the repository, the token, and its number.
+
+The number is given (``--pr N``) or found: the newest pull request whose head
+branch is the sync branch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from syncdesk.services.errors import ServiceError
+from syncdesk.services.github.api import GitHubClient, GitHubTarget
+from syncdesk.services.github.token import Token
+from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.session import SyncSession
+
+
+@dataclass(frozen=True, slots=True)
+class GitHubLink:
+    """Where the pull request lives and the token to read it with."""
+
+    target: GitHubTarget
+    token: Token
+    number: int | None = None  # None: found by the sync branch's name
+    codecov_url: str | None = None  # None: the configured codecov_api_url
+
+
+def pull_number(session: SyncSession, link: GitHubLink, client: GitHubClient) -> int:
+    """The link's pull request number, else the newest one whose head is the sync branch."""
+    if link.number is not None:
+        return link.number
+    branch = session.refs.head_name.removeprefix("refs/heads/")
+    number = client.find_pull(branch)
+    if number is None:
+        raise ServiceError(
+            f"no pull request on {link.target.full_name} has {one_line(branch)} as its head branch"
+        )
+    return number

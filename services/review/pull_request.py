@@ -1,0 +1,230 @@
+"""The findings of a sync's pull request, with the origin of every cited line, and the reply.
+
+This joins the parts: the pull request read from GitHub
+(:mod:`syncdesk.services.github.api`), its findings (:mod:`syncdesk.services.review.parse`), the
+blame origin of their cited ranges on the local head (:mod:`syncdesk.services.review.origin`),
+the maintainer's saved dispositions (:mod:`syncdesk.services.review.dispositions`), and the
+reply posted exactly once (:mod:`syncdesk.services.review.reply`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from syncdesk.services.errors import Cancelled
+from syncdesk.services.git.objects import read_contents
+from syncdesk.services.github.api import (
+    GitHubClient,
+    GitHubError,
+    PostResult,
+    ThreadState,
+    content_key,
+    review_threads,
+    target_for,
+)
+from syncdesk.services.github.link import GitHubLink, pull_number
+from syncdesk.services.github.models import PullRequest
+from syncdesk.services.github.token import find_token
+from syncdesk.services.review.advice import evidence_line, origin_summary, suggest_disposition
+from syncdesk.services.review.dispositions import (
+    Book,
+    Decision,
+    Posted,
+    load_book,
+    now,
+    record_post,
+)
+from syncdesk.services.review.models import Disposition, Finding, RangeOrigin
+from syncdesk.services.review.origin import classify_ranges
+from syncdesk.services.review.parse import collect_findings
+from syncdesk.services.review.reply import ReplyRow, compose_reply, thread_reply
+from syncdesk.services.sanitize import decode
+from syncdesk.services.sync.anatomy import find_sync_merge
+from syncdesk.services.sync.session import SyncSession
+
+CODE_LINES_PER_RANGE = 60  # the detail view shows at most this many lines of each range
+
+
+@dataclass(frozen=True, slots=True)
+class FindingView:
+    """One finding with its evidence and the suggested disposition."""
+
+    finding: Finding
+    origins: tuple[RangeOrigin, ...]
+    suggested: Disposition
+    reason: str  # why that suggestion, one line
+    summary: str  # "slice 12 · repair 1"
+    evidence: str  # one sentence for the reply
+    code: dict[int, tuple[str, ...]] = field(default_factory=dict)  # range index -> head lines
+    resolved_threads: int = 0  # of its inline threads, how many GitHub shows as resolved
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsData:
+    """Everything the Findings screen shows."""
+
+    link: GitHubLink
+    pr: PullRequest
+    views: tuple[FindingView, ...]
+    book: Book
+    local_head: str
+    notes: tuple[str, ...] = ()  # what the maintainer should know (a head that differs...)
+
+    def decision(self, finding_id: str) -> Decision | None:
+        """The saved decision for ``finding_id``, if any."""
+        return self.book.decisions.get(finding_id)
+
+    def disposition(self, view: FindingView) -> Disposition:
+        """The decided disposition, else the suggested one."""
+        decided = self.decision(view.finding.id)
+        return decided.disposition if decided is not None else view.suggested
+
+
+def github_link_for(session: SyncSession, number: int | None = None) -> GitHubLink:
+    """The repository from the config or the remote, and a token found gh's way.
+
+    May run ``gh auth token``: call it from a worker.
+    """
+    target = target_for(session.git, session.config)
+    return GitHubLink(target, find_token(target.api_url), number)
+
+
+def load_findings(
+    session: SyncSession,
+    link: GitHubLink,
+    *,
+    progress: Callable[[str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> FindingsData:
+    """Read the pull request, parse its findings and blame every cited range."""
+    say = progress or (lambda _step: None)
+    client = GitHubClient(link.target, link.token)
+    say("Finding the pull request")
+    pr = client.pull_request(pull_number(session, link, client), progress=say, cancelled=cancelled)
+    if cancelled is not None and cancelled():
+        raise Cancelled("reading the findings was cancelled")
+    say("Parsing the findings")
+    findings = collect_findings(pr.reviews, pr.review_comments)
+    threads: dict[int, ThreadState] = {}
+    notes: list[str] = []
+    if any(f.comment_ids for f in findings):
+        say("Reading the review threads (GraphQL)")
+        try:
+            threads = review_threads(link.target, link.token, pr.number)
+        except GitHubError as error:  # REST has the comments; only "resolved" is missing
+            notes.append(f"thread resolution unknown: {error.message}")
+    git, refs = session.git, session.refs
+    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    if pr.head_sha != refs.head:
+        notes.append(
+            f"the pull request's head is {pr.head_sha[:12]}, the local head {refs.head[:12]}: "
+            "origins are traced on the local head"
+        )
+    if pr.partial:
+        notes.append("partly read (GitHub did not give every page): " + ", ".join(pr.partial))
+    say("Tracing the cited lines (git blame)")
+    ranges = [r for f in findings for r in f.ranges]
+    origins = classify_ranges(
+        git,
+        ranges,
+        head=refs.head,
+        merge=merge.sha if merge else None,
+        dev_base=merge.dev_base if merge else refs.dev,
+        slice_tip=merge.slice_tip if merge else refs.main,
+        main_tip=refs.main,
+        cancelled=cancelled,
+    )
+    code = _code(session, origins)
+    views: list[FindingView] = []
+    position = 0
+    for finding in findings:
+        mine = tuple(origins[position : position + len(finding.ranges)])
+        snippets = {i: code[position + i] for i in range(len(mine)) if position + i in code}
+        position += len(finding.ranges)
+        suggested, reason = suggest_disposition(finding, mine)
+        resolved = sum(1 for c in finding.comment_ids if c in threads and threads[c].resolved)
+        views.append(
+            FindingView(
+                finding,
+                mine,
+                suggested,
+                reason,
+                origin_summary(mine),
+                evidence_line(finding, mine),
+                snippets,
+                resolved,
+            )
+        )
+    book = load_book(git, link.target.full_name, pr.number)
+    if book.note:
+        notes.append(book.note)
+    found = GitHubLink(link.target, link.token, pr.number, link.codecov_url)
+    return FindingsData(found, pr, tuple(views), book, refs.head, tuple(notes))
+
+
+def _code(session: SyncSession, origins: list[RangeOrigin]) -> dict[int, tuple[str, ...]]:
+    """The head's lines of each classified range (by position), read in one git call."""
+    head = session.refs.head
+    paths = {o.range.path for o in origins if o.end >= o.start > 0}
+    blobs = read_contents(session.git, [f"{head}:{path}" for path in paths], "blob")
+    code: dict[int, tuple[str, ...]] = {}
+    for index, origin in enumerate(origins):
+        data = blobs.get(f"{head}:{origin.range.path}")
+        if data is None or origin.end < origin.start or origin.start < 1:
+            continue
+        lines = decode(data).splitlines()
+        stop = min(origin.end, origin.start + CODE_LINES_PER_RANGE - 1)
+        code[index] = tuple(lines[origin.start - 1 : stop])
+    return code
+
+
+def reply_rows(data: FindingsData) -> list[ReplyRow]:
+    """The table's rows: every finding, with its decided (or suggested) disposition."""
+    rows = []
+    for view in data.views:
+        decided = data.decision(view.finding.id)
+        note = decided.note if decided is not None else ""
+        rows.append(ReplyRow(view.finding, view.evidence, data.disposition(view), note))
+    return rows
+
+
+def reply_text(data: FindingsData) -> str:
+    """The dispositions reply, as it will be posted."""
+    reviews = [r for r in data.pr.reviews if r.body.strip()]
+    return compose_reply(data.pr.head_sha, reply_rows(data), reviews)
+
+
+def post_reply(session: SyncSession, data: FindingsData, *, threads: bool) -> list[PostResult]:
+    """Post the reply (once per text and head), and optionally one reply per inline thread.
+
+    Each post is keyed by its content and the head: pressing again, or after an
+    error, finds the earlier post instead of making a second one.
+    """
+    client = GitHubClient(data.link.target, data.link.token)
+    body = reply_text(data)
+    key = content_key("dispositions", data.pr.head_sha, body)
+    results = [client.post_comment(data.pr.number, body, key)]
+    _remember(session, data, key, results[0])
+    if threads:
+        for row in reply_rows(data):
+            text = thread_reply(row)
+            for comment_id in row.finding.comment_ids:
+                thread_key = content_key(f"thread-{comment_id}", data.pr.head_sha, text)
+                try:
+                    result = client.reply_in_thread(data.pr.number, comment_id, text, thread_key)
+                except GitHubError as error:
+                    # Say what did get posted: pressing again is safe (each post
+                    # is keyed), but "nothing was posted" would be untrue.
+                    raise GitHubError(
+                        f"the reply is posted (comment {results[0].comment_id}) with "
+                        f"{len(results) - 1} thread reply(ies); then {error.message}"
+                    ) from None
+                _remember(session, data, thread_key, result)
+                results.append(result)
+    return results
+
+
+def _remember(session: SyncSession, data: FindingsData, key: str, result: PostResult) -> None:
+    posted = Posted(key, result.comment_id, result.html_url, now())
+    record_post(session.git, data.link.target.full_name, data.pr.number, posted)

@@ -1,0 +1,60 @@
+"""Findings as the ``syncdesk findings`` command prints them: JSON or a text listing.
+
+Every string a review supplied is made visible with :func:`~syncdesk.services.sanitize.one_line`
+(terminal controls and line breaks shown, never obeyed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from syncdesk.services.review.models import Finding
+from syncdesk.services.sanitize import one_line
+
+
+def findings_to_json(findings: Sequence[Finding]) -> dict[str, Any]:
+    """The ``syncdesk findings --format json`` document, every string made visible."""
+    return {
+        "findings": [
+            {
+                "id": one_line(finding.id),
+                "severity": one_line(finding.severity),
+                "category": one_line(finding.category),
+                "title": one_line(finding.title),
+                "ranges": [
+                    {
+                        "path": one_line(cited.path),
+                        "start": cited.start,
+                        "end": cited.end,
+                        "commit": None if cited.commit is None else one_line(cited.commit),
+                    }
+                    for cited in finding.ranges
+                ],
+                "status": finding.status,
+            }
+            for finding in findings
+        ]
+    }
+
+
+def findings_to_text(findings: Sequence[Finding]) -> str:
+    """A readable listing: one line per finding, then its cited ranges, all made visible."""
+    if not findings:
+        return "No findings.\n"
+    out: list[str] = []
+    for finding in findings:
+        tag = " ".join(part for part in (finding.severity, finding.category) if part)
+        line = one_line(finding.id) + (f" [{one_line(tag)}]" if tag else "")
+        line += f" ({finding.status})" if finding.status else ""
+        out.append(f"{line} {one_line(finding.title)}".rstrip())
+        for cited in finding.ranges:
+            where = f"{one_line(cited.path)}:{cited.start}-{cited.end}"
+            if cited.commit:
+                where += f" at {one_line(cited.commit[:12])}"
+            if cited.side == "LEFT":
+                where += " (base side)"
+            if cited.outdated:
+                where += " (outdated)"
+            out.append(f"    {where}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,163 @@
+"""syncdesk's configuration: defaults, a user file, a repository file.
+
+Later sources win: built-in defaults, then the user file
+(``$XDG_CONFIG_HOME/syncdesk/config.toml``, via platformdirs), then
+``.syncdesk.toml`` at the top of the repository's work tree, then the command
+line. The keys are documented in ``docs/configuration.md``. The files are
+data only: no key names a command to run (a repository's config must never
+make syncdesk execute anything).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from syncdesk.services.errors import ConfigError
+
+REPO_CONFIG_NAME = ".syncdesk.toml"
+
+# Megatron-LM's values (DOMAIN.md, "Policies").
+DEFAULT_KEEP_DEV = (
+    ".github/CODEOWNERS",
+    "pyproject.toml",
+    "uv.lock",
+    "docker/Dockerfile.ci.dev",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The settings a sync is read with."""
+
+    main_branch: str = "main"
+    dev_branch: str = "dev"
+    slice_size: int = 100
+    remote: str = "origin"
+    keep_dev: tuple[str, ...] = DEFAULT_KEEP_DEV
+    override_from_main: tuple[str, ...] = ()
+    # The pull request side. github_repo "" means: from the remote's URL.
+    github_repo: str = ""
+    github_api_url: str = "https://api.github.com"
+    github_web_url: str = "https://github.com"
+    codecov_api_url: str = "https://api.codecov.io"
+    # Status: DCO, CI and coverage.
+    dco_bots: tuple[str, ...] = ()  # author emails/names (fnmatch) exempt from sign-off
+    dco_maintainers: tuple[str, ...] = ()  # GitHub handles the override request is addressed to
+    ci_gate: str = ""  # the check whose state gates the merge ("" none)
+    ci_required: tuple[str, ...] = ()  # fnmatch patterns of required checks
+    ci_exempt: tuple[str, ...] = ()  # fnmatch patterns of checks that do not count
+    ci_trigger: str = "/ok to test {sha}"  # the comment that starts CI on a head
+    sources: tuple[str, ...] = ()  # the files that were read, for the user to see
+
+
+_STRING_KEYS = {
+    "main_branch",
+    "dev_branch",
+    "remote",
+    "github_api_url",
+    "github_web_url",
+    "codecov_api_url",
+    "ci_trigger",
+}
+_OPTIONAL_STRING_KEYS = {"github_repo", "ci_gate"}
+_LIST_KEYS = {
+    "keep_dev",
+    "override_from_main",
+    "dco_bots",
+    "dco_maintainers",
+    "ci_required",
+    "ci_exempt",
+}
+_INT_KEYS = {"slice_size"}
+KNOWN_KEYS = frozenset(_STRING_KEYS | _OPTIONAL_STRING_KEYS | _LIST_KEYS | _INT_KEYS)
+# Where the token is sent and which repository it acts on: a cloned
+# repository's own file must never choose that (a change merged from main
+# could send the maintainer's token elsewhere, or make syncdesk post to
+# another repository), so only the user file and the command line set these.
+USER_ONLY_KEYS = frozenset({"github_repo", "github_api_url", "github_web_url", "codecov_api_url"})
+
+
+def user_config_path() -> Path:
+    """Where the user-level file lives (honours ``XDG_CONFIG_HOME``)."""
+    return platformdirs.user_config_path("syncdesk") / "config.toml"
+
+
+def load_config(work_tree: Path | None, user_file: Path | None = None) -> Config:
+    """Read the user file and the repository file over the defaults.
+
+    A missing file is fine; a malformed one raises :class:`ConfigError` naming
+    the file and the problem.
+    """
+    config = Config()
+    user = user_file or user_config_path()
+    if user.is_file():
+        config = _apply(config, user, _read(user))
+    repo = _repo_file(work_tree)
+    if repo is not None and repo.is_file():
+        data = _read(repo)
+        refused = sorted(set(data) & USER_ONLY_KEYS)
+        if refused:
+            raise ConfigError(
+                f"{repo}: {refused[0]} may only be set in your user file "
+                f"({user_config_path()}): it says where your GitHub token is used"
+            )
+        config = _apply(config, repo, data)
+    return config
+
+
+def with_overrides(config: Config, **overrides: Any) -> Config:
+    """``config`` with command-line values (those not None) on top."""
+    values = {key: value for key, value in overrides.items() if value is not None}
+    unknown = set(values) - KNOWN_KEYS
+    if unknown:
+        raise ConfigError(f"unknown setting {sorted(unknown)[0]}")
+    return _validated(replace(config, **values), "the command line")
+
+
+def _repo_file(work_tree: Path | None) -> Path | None:
+    return work_tree / REPO_CONFIG_NAME if work_tree is not None else None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: {error.strerror}") from None
+
+
+def _apply(config: Config, path: Path, data: dict[str, Any]) -> Config:
+    unknown = set(data) - KNOWN_KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}")
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _LIST_KEYS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{path}: {key} must be a list of strings")
+            values[key] = tuple(value)
+        else:
+            values[key] = value
+    updated = replace(config, **values, sources=(*config.sources, str(path)))
+    return _validated(updated, str(path))
+
+
+def _validated(config: Config, where: str) -> Config:
+    for item in fields(config):
+        value = getattr(config, item.name)
+        if item.name in _STRING_KEYS and (not isinstance(value, str) or not value):
+            raise ConfigError(f"{where}: {item.name} must be a non-empty string")
+        if item.name in _OPTIONAL_STRING_KEYS and not isinstance(value, str):
+            raise ConfigError(f"{where}: {item.name} must be a string")
+        if item.name in _INT_KEYS and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 1
+        ):
+            raise ConfigError(f"{where}: {item.name} must be a positive whole number")
+    return config

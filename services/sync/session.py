@@ -1,0 +1,188 @@
+"""Open a repository as a sync and gather the facts of issue 2's report.
+
+``open_sync`` validates everything that can make a report meaningless (not a
+repository, git too old, a missing ref, a shallow clone without the history)
+and fails with one clear line. ``load_report`` then gathers the facts step by
+step, calling ``progress`` between steps and stopping with
+:class:`~syncdesk.services.errors.Cancelled` when ``cancelled()`` turns true, so a UI
+can show progress and let the user cancel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from syncdesk.services.audit.lost_lines import audit_sync
+from syncdesk.services.conflicts.attribution import attribute
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.errors import MissingRefError, ServiceError, ShallowHistoryError
+from syncdesk.services.git.refs import current_branch
+from syncdesk.services.git.runner import Git
+from syncdesk.services.progress import Progress, Steps
+from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.anatomy import check_anatomy, find_sync_merge
+from syncdesk.services.sync.branch_state import dev_advanced, line_stats, protected_files
+from syncdesk.services.sync.commits import commit_details
+from syncdesk.services.sync.config import Config, load_config, with_overrides
+from syncdesk.services.sync.models import CommitDetails, SyncRefs, SyncReport
+from syncdesk.services.sync.slice import main_line, read_slice
+
+
+@dataclass(frozen=True, slots=True)
+class SyncOptions:
+    """What the user asked for on the command line (None: from config or default)."""
+
+    repo: Path
+    head: str | None = None
+    dev: str | None = None
+    main: str | None = None
+    slice_size: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SyncSession:
+    """An opened repository with its refs resolved and its configuration read."""
+
+    git: Git
+    config: Config
+    refs: SyncRefs
+    options: SyncOptions | None = None  # how it was opened, so it can be read again
+    user_config: Path | None = None
+
+    @property
+    def repo_path(self) -> str:
+        """The repository's path, for display: a directory name can hold control characters."""
+        return one_line(str(self.git.work_tree or self.git.git_dir))
+
+
+def open_sync(options: SyncOptions, user_config: Path | None = None) -> SyncSession:
+    """Open and validate the repository; raise a ServiceError with one line if unusable."""
+    git = Git(options.repo)
+    git.require_version()
+    config = with_overrides(
+        load_config(git.work_tree, user_config),
+        main_branch=options.main,
+        dev_branch=options.dev,
+        slice_size=options.slice_size,
+    )
+    head_name = options.head or "HEAD"
+    refs = SyncRefs(
+        head_name=one_line(head_name),
+        head=_resolve(git, head_name, config.remote),
+        dev_name=one_line(config.dev_branch),
+        dev=_resolve(git, config.dev_branch, config.remote),
+        main_name=one_line(config.main_branch),
+        main=_resolve(git, config.main_branch, config.remote),
+    )
+    _require_history(git, refs)
+    return SyncSession(git, config, refs, options, user_config)
+
+
+def reopen(session: SyncSession) -> SyncSession:
+    """The same sync opened again, its refs resolved anew (a write or an undo moved one).
+
+    The configuration is read again too, so an edited ``.syncdesk.toml`` takes
+    effect on reload. A session built by hand (tests) is returned unchanged.
+    """
+    if session.options is None:
+        return session
+    return open_sync(session.options, session.user_config)
+
+
+def writable_branch(session: SyncSession) -> str:
+    """The local branch a write, undo or push acts on: the one named, else the checked-out one.
+
+    Raises a :class:`ServiceError` when HEAD is detached and no branch was named.
+    """
+    named = session.options.head if session.options is not None else None
+    if named is not None and named != "HEAD":
+        return named.removeprefix("refs/heads/")
+    branch = current_branch(session.git)
+    if branch is None:
+        raise ServiceError("HEAD is detached: name the sync branch (syncdesk --head BRANCH)")
+    return branch
+
+
+def _resolve(git: Git, name: str, remote: str) -> str:
+    """Resolve a branch or ref; a bare branch name falls back to its remote-tracking ref."""
+    sha = git.resolve(name)
+    if sha is None and not name.startswith("refs/"):
+        sha = git.resolve(f"refs/remotes/{remote}/{name}")
+    if sha is None:
+        raise MissingRefError(f"no branch or commit named {name!r} in this repository")
+    return sha
+
+
+def _require_history(git: Git, refs: SyncRefs) -> None:
+    """A shallow clone is fine only if dev and main still meet in it."""
+    if git.text("rev-parse", "--is-shallow-repository").strip() != "true":
+        return
+    if git.run(["merge-base", refs.dev, refs.main], check=False).status != 0:
+        raise ShallowHistoryError(
+            "this is a shallow clone without the history where dev and main meet; "
+            "run git fetch --unshallow"
+        )
+
+
+def load_report(
+    session: SyncSession,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    *,
+    detail: bool = True,
+) -> SyncReport:
+    """Gather the slice, anatomy, dev's progress, protected files, stats and conflicts.
+
+    With ``detail`` (the full report) the hunks are also blamed and dev's lines
+    audited; the Slice screen leaves both to the conflict workspace, which
+    computes them for the file in view.
+    """
+    git, config, refs = session.git, session.config, session.refs
+    step = Steps(progress, cancelled)
+    step("Finding the sync merge")
+    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    # With no sync merge yet, the next sync would start from dev's tip.
+    dev_base = merge.dev_base if merge is not None else refs.dev
+    step("Reading the slice")
+    line = main_line(git, dev_base, refs.main)
+    the_slice = read_slice(git, dev_base, refs.main, config.slice_size, line)
+    head_on_dev = merge is None and git.is_ancestor(refs.head, refs.dev)
+    anatomy = check_anatomy(refs.head, merge, line, config.slice_size, head_on_dev)
+    step("Checking whether dev moved on")
+    advanced = dev_advanced(git, dev_base, refs.dev, refs.head)
+    step("Comparing protected files")
+    protected = protected_files(git, refs.head, dev_base, config.keep_dev)
+    step("Counting changes")
+    stats = line_stats(git, dev_base, refs.head, merge.sha if merge else None)
+    step("Reading the conflicts")
+    conflicts = None
+    if merge is not None:
+        conflicts = read_conflicts(git, merge.dev_base, merge.slice_tip, refs.head)
+    elif the_slice.tip is not None:  # not built yet: what the next sync would meet
+        conflicts = read_conflicts(git, dev_base, the_slice.tip, None)
+    attribution = audit = None
+    if detail and conflicts is not None:
+        step("Blaming the conflict hunks")
+        attribution = attribute(git, conflicts)
+    if detail and merge is not None:
+        step("Auditing dev's lines in the result")
+        audit = audit_sync(git, merge.dev_base, merge.slice_tip, refs.head, cancelled)
+    return SyncReport(
+        repo=session.repo_path,
+        refs=refs,
+        slice=the_slice,
+        anatomy=anatomy,
+        dev_advanced=advanced,
+        protected_files=protected,
+        stats=stats,
+        conflicts=conflicts,
+        attribution=attribution,
+        audit=audit,
+    )
+
+
+def load_commit(session: SyncSession, sha: str) -> CommitDetails:
+    """The commit view's facts for ``sha``."""
+    return commit_details(session.git, sha)

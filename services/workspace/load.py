@@ -1,0 +1,123 @@
+"""Gather what the conflict workspace needs, off the UI thread, in as few git calls as possible."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from syncdesk.services.audit.lost_lines import Audit, Classification, audit_sync
+from syncdesk.services.conflicts.models import ConflictFile, ConflictSet
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.decisions.carryover import ResolutionStore
+from syncdesk.services.decisions.learned import Suggestion
+from syncdesk.services.decisions.models import Action, SyncKey
+from syncdesk.services.decisions.store import LoadedState, load_state
+from syncdesk.services.git.runner import Git
+from syncdesk.services.git.storage import read_blobs, read_lines
+from syncdesk.services.lines import bytes_to_lines
+from syncdesk.services.progress import Steps
+from syncdesk.services.sync.anatomy import find_sync_merge
+from syncdesk.services.sync.session import SyncSession
+from syncdesk.services.sync.slice import main_line
+from syncdesk.services.workspace.layout import hunk_holding_dev_line
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceData:
+    """The conflicts of the sync, the maintainer's saved decisions, and carry-over suggestions."""
+
+    conflicts: ConflictSet
+    loaded: LoadedState
+    branch: str | None
+    texts: dict[str, tuple[str, ...]]  # blob id -> lines: every decision and suggestion blob
+    suggestions: dict[str, list[Suggestion]]  # hunk key -> learned resolutions, newest first
+    file_suggestions: dict[str, Suggestion]  # file key -> the newest whole-file resolution
+    audit: Audit | None  # None when the sync is not built yet (no result to audit)
+    store: ResolutionStore  # where approvals are learned
+    # The dev base's file, for each file with a probable accident outside its
+    # hunks: the workspace needs it to tell whether such a line is back (after
+    # a restart too), and to restore it.
+    dev_files: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def built(self) -> bool:
+        """Whether the sync merge exists (False: the next sync, merged in memory)."""
+        return self.conflicts.head is not None
+
+
+def load_workspace(
+    session: SyncSession,
+    progress: Callable[[str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> WorkspaceData:
+    """Read the sync's conflicts and everything decided or learned about them."""
+    git, refs, config = session.git, session.refs, session.config
+    step = Steps(progress, cancelled)
+    step("Finding the sync merge")
+    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    if merge is not None:
+        dev_base, slice_tip, head = merge.dev_base, merge.slice_tip, refs.head
+    else:
+        # Not built yet: merge dev's tip with the slice tip the bot would take.
+        line = main_line(git, refs.dev, refs.main)[: config.slice_size]
+        dev_base, slice_tip, head = refs.dev, (line[-1] if line else refs.main), None
+    step("Re-merging to find the conflicts")
+    conflicts = read_conflicts(git, dev_base, slice_tip, head)
+    step("Loading your decisions")
+    branch = None if refs.head_name == "HEAD" else refs.head_name
+    loaded = load_state(git, SyncKey(dev_base, slice_tip), branch=branch, head=head)
+    store = ResolutionStore.open(git)
+    suggestions = store.suggest_hunks(h.key for f in conflicts.files for h in f.hunks)
+    file_suggestions = {
+        f.file_key: found
+        for f in conflicts.files
+        if (found := store.suggest_file(f.file_key)) is not None
+    }
+    blobs = set(loaded.state.blobs())
+    blobs |= {s.blob for s in file_suggestions.values() if s.blob is not None}
+    blobs |= {s.blob for found in suggestions.values() for s in found if s.blob is not None}
+    texts = {oid: tuple(bytes_to_lines(data)) for oid, data in read_blobs(git, blobs).items()}
+    audit = None
+    if head is not None:
+        step("Auditing dev's lines in the result")
+        audit = audit_sync(git, dev_base, slice_tip, head, cancelled)
+    dev_files = _dev_files_for_outside_accidents(git, conflicts, audit)
+    return WorkspaceData(
+        conflicts, loaded, branch, texts, suggestions, file_suggestions, audit, store, dev_files
+    )
+
+
+def _dev_files_for_outside_accidents(
+    git: Git, conflicts: ConflictSet, audit: Audit | None
+) -> dict[str, tuple[str, ...]]:
+    if audit is None:
+        return {}
+    wanted: dict[str, str] = {}
+    for conflict in conflicts.files:
+        if conflict.dev_blob is None or conflict.whole_file_only:
+            continue
+        for finding in audit.in_file(conflict.path):
+            outside = hunk_holding_dev_line(conflict, finding.line) is None
+            if finding.classification is Classification.ACCIDENT and outside:
+                wanted[conflict.path] = conflict.dev_blob
+                break
+    blobs = read_blobs(git, set(wanted.values()))
+    return {
+        path: tuple(bytes_to_lines(blobs[blob])) for path, blob in wanted.items() if blob in blobs
+    }
+
+
+def side_file(session: SyncSession, conflict: ConflictFile, side: Action) -> bytes | None:
+    """One side's whole file, for "take the whole file as dev's (or main's)".
+
+    ``None`` where that side deleted the file (or never had it): taking it deletes the file.
+    """
+    blob = conflict.dev_blob if side is Action.DEV else conflict.main_blob
+    return None if blob is None else read_blobs(session.git, [blob]).get(blob)
+
+
+def dev_file(session: SyncSession, conflict: ConflictFile) -> tuple[str, ...] | None:
+    """Dev's whole file as lines, to restore lost dev lines outside the hunks; ``None`` if gone."""
+    if conflict.dev_blob is None:
+        return None
+    return tuple(read_lines(session.git, conflict.dev_blob))

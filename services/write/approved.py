@@ -1,0 +1,88 @@
+"""What the maintainer approved, as the content each file should have at the new repair.
+
+The workspace keeps decisions (hunk choices, whole-file choices, policies);
+the writer needs files. For every *approved* conflicted file this works out
+its final bytes exactly as the workspace showed them (the head's file with
+the decided hunks spliced in, or the whole file chosen) and keeps only the
+files that would differ from the head.
+"""
+
+from __future__ import annotations
+
+from syncdesk.services.conflicts.models import ConflictFile
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.decisions.models import Action, FileStatus, SyncKey, SyncState
+from syncdesk.services.decisions.store import load_state
+from syncdesk.services.errors import ServiceError
+from syncdesk.services.git.objects import read_contents
+from syncdesk.services.git.runner import Git
+from syncdesk.services.lines import bytes_to_lines, encode_text
+from syncdesk.services.sync.anatomy import find_sync_merge
+from syncdesk.services.sync.policies import policy_for
+from syncdesk.services.sync.session import SyncSession
+from syncdesk.services.workspace.layout import layout, whole_file_action
+from syncdesk.services.write.models import FileChange
+
+
+def approved_changes(session: SyncSession) -> list[FileChange]:
+    """The files the workspace's approved decisions change, relative to the head."""
+    git, refs = session.git, session.refs
+    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    if merge is None:
+        raise ServiceError("this branch has no sync merge: there is no repair to write")
+    conflicts = read_conflicts(git, merge.dev_base, merge.slice_tip, refs.head)
+    key = SyncKey(merge.dev_base, merge.slice_tip)
+    state = load_state(git, key, head=refs.head, remember=False).state
+    approved = [c for c in conflicts.files if state.decisions(c.path).status is FileStatus.APPROVED]
+    return changes_for(git, approved, state, session)
+
+
+def changes_for(
+    git: Git, files: list[ConflictFile], state: SyncState, session: SyncSession
+) -> list[FileChange]:
+    """The final content of ``files`` under ``state``'s decisions, where it differs from head."""
+    wanted: set[str] = set()
+    for conflict in files:
+        wanted |= state.decisions(conflict.path).blobs()
+        wanted |= {b for b in (conflict.dev_blob, conflict.main_blob, conflict.head_blob) if b}
+    blobs = read_contents(git, wanted, "blob")
+    texts = {oid: tuple(bytes_to_lines(data)) for oid, data in blobs.items()}
+    changes = []
+    for conflict in files:
+        content = _content(conflict, state, session, blobs, texts)
+        current = blobs.get(conflict.head_blob) if conflict.head_blob else None
+        if content == current:
+            continue
+        path = conflict.head_path or conflict.path
+        changes.append(FileChange(path, content, None if content is None else conflict.mode))
+    return changes
+
+
+def _content(
+    conflict: ConflictFile,
+    state: SyncState,
+    session: SyncSession,
+    blobs: dict[str, bytes],
+    texts: dict[str, tuple[str, ...]],
+) -> bytes | None:
+    decisions = state.decisions(conflict.path)
+    whole = decisions.whole_file
+    if whole is not None:
+        if whole.action is Action.DELETED or whole.blob is None:
+            return None
+        return _blob(blobs, whole.blob, conflict)
+    policy = policy_for(conflict.path, session.config)
+    side = whole_file_action(decisions, policy)
+    if side is Action.DEV or side is Action.MAIN:
+        chosen = conflict.dev_blob if side is Action.DEV else conflict.main_blob
+        return None if chosen is None else _blob(blobs, chosen, conflict)
+    if conflict.whole_file_only:
+        # Approved as the head has it: nothing to change.
+        return blobs.get(conflict.head_blob) if conflict.head_blob else None
+    return encode_text("".join(layout(conflict, decisions, texts, policy).lines))
+
+
+def _blob(blobs: dict[str, bytes], oid: str, conflict: ConflictFile) -> bytes:
+    if oid not in blobs:
+        raise ServiceError(f"the resolution of {conflict.display_path} is missing from git")
+    return blobs[oid]

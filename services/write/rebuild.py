@@ -1,0 +1,198 @@
+"""Rebuild a sync on a new dev base: the same slice, every earlier hand resolution carried over.
+
+The sync branch ``dev_base + slice -> merge -> repair`` becomes
+``onto + slice -> merge' -> repair'``, all with plumbing, never touching the
+work tree, the index or HEAD:
+
+1. ``merge-tree --write-tree onto slice_tip``: the new automatic merge (its
+   objects are written to the repository: they become the new merge's).
+2. The old merge's hand work is carried into it (:mod:`syncdesk.services.write.carry`):
+   identical conflicts whole, changed ones hunk by hunk (the rest keeps its
+   markers and is listed as ``left``), non-conflict changes by a three-way merge.
+3. ``merge'`` is committed with parents ``onto`` and the slice tip, the old
+   merge's author and message, and the maintainer's sign-off.
+4. The old repair's patch (old merge -> old head) is re-applied on ``merge'``
+   (:mod:`syncdesk.services.conflicts.threeway`, a cherry-pick in trees); a file where it no
+   longer applies keeps ``merge'``'s version and is reported.
+5. The branch moves with a compare-and-swap after a backup
+   (:func:`syncdesk.services.git.refs.move_branch`); the result is re-verified (anatomy,
+   tree) and the new repair's patch id compared with the old one's.
+
+With a :class:`~syncdesk.services.decisions.carryover.ResolutionStore`, the old head's
+resolutions are learned first, so the workspace suggests them for what is left.
+"""
+
+from __future__ import annotations
+
+from syncdesk.services.conflicts.merge_tree import merge_tree
+from syncdesk.services.conflicts.models import ConflictSet
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.conflicts.threeway import three_way
+from syncdesk.services.decisions.carryover import ResolutionStore
+from syncdesk.services.decisions.learn import remember
+from syncdesk.services.decisions.learned import learned_from
+from syncdesk.services.errors import MissingRefError, NothingToDoError, ServiceError
+from syncdesk.services.git.commit import (
+    CommitInfo,
+    create_commit,
+    maintainer,
+    read_commit,
+    should_sign,
+    with_signoff,
+)
+from syncdesk.services.git.refs import checked_out_in, move_branch, read_branch
+from syncdesk.services.git.runner import Git
+from syncdesk.services.git.trees import build_tree, clean_scratch, durable_env, tree_of
+from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.anatomy import SyncMerge, find_sync_merge
+from syncdesk.services.write.carry import carry_changes, carry_conflicts
+from syncdesk.services.write.message import repair_message
+from syncdesk.services.write.models import RebuildResult
+from syncdesk.services.write.patchid import PatchComparison, compare_patches
+from syncdesk.services.write.repair import stale_checkout_note, verify
+
+
+def rebuild_onto(
+    git: Git,
+    branch: str,
+    onto: str,
+    *,
+    dev: str,
+    main: str,
+    slice_size: int,
+    store: ResolutionStore | None = None,
+    signoff: bool = True,
+) -> RebuildResult:
+    """Rebuild ``branch``'s sync on the dev commit ``onto`` and move the branch to it."""
+    clean_scratch(git)
+    short, ref, old_head = read_branch(git, branch)
+    merge = _sync_merge(git, short, old_head, dev, main)
+    onto_sha = _onto(git, onto, dev, merge)
+    learned = _learn(store, git, merge, old_head, short) if store is not None else 0
+    old = read_conflicts(git, merge.dev_base, merge.slice_tip, merge.sha)
+    new = read_conflicts(git, onto_sha, merge.slice_tip, None)
+    automatic = merge_tree(git, onto_sha, merge.slice_tip, durable_env())  # kept: merge' uses it
+    conflicts = carry_conflicts(git, old, new, merge.sha)
+    with_conflicts = build_tree(git, automatic.tree, conflicts.edits)
+    new_paths = {path for conflict in new.files for path in (conflict.path, *conflict.old_paths)}
+    changes = carry_changes(
+        git, merge.dev_base, merge.slice_tip, merge.sha, with_conflicts, new_paths
+    )
+    ident = maintainer(git) if signoff else None
+    sign = should_sign(git)
+    old_merge = read_commit(git, merge.sha)
+    new_merge = create_commit(
+        git,
+        changes.tree,
+        (onto_sha, merge.slice_tip),
+        _message(git, old_merge.message, ident),
+        author=old_merge.author,
+        sign=sign,
+    )
+    new_head, expected_tree = new_merge, changes.tree
+    repair_conflicts: tuple[str, ...] = ()
+    if merge.on_top:
+        applied = three_way(git, tree_of(git, merge.sha), changes.tree, tree_of(git, old_head))
+        repairs = [read_commit(git, sha) for sha in merge.on_top]
+        new_head = create_commit(
+            git,
+            applied.tree,
+            (new_merge,),
+            _repair_message(git, repairs, short, ident),
+            author=repairs[0].author,
+            sign=sign,
+        )
+        expected_tree, repair_conflicts = applied.tree, applied.conflicted
+    reason = f"rebuild {short} onto {onto_sha[:12]}"
+    backup = move_branch(git, short, new_head, old_head, reason)
+    anatomy_ok, problems, tree_ok = verify(
+        git, ref, new_head, expected_tree, dev, main, slice_size, expect_repair=bool(merge.on_top)
+    )
+    patch = _compare(git, merge, old_head, new_merge, new_head)
+    places = checked_out_in(git, ref)
+    return RebuildResult(
+        branch=short,
+        old_head=old_head,
+        new_head=new_head,
+        new_merge=new_merge,
+        onto=onto_sha,
+        backup_ref=backup,
+        carried_files=conflicts.files,
+        carried_hunks=conflicts.hunks,
+        left=_left(git, new, new_head, conflicts.uncovered),
+        evil_carried=changes.carried,
+        not_carried=changes.not_carried,
+        repair_conflicts=repair_conflicts,
+        anatomy_ok=anatomy_ok,
+        problems=problems,
+        tree_verified=tree_ok,
+        patch_id_same=patch.same,
+        patch_note=patch.note,
+        learned_hunks=learned,
+        checked_out_in=places,
+        note=stale_checkout_note(short, old_head, places),
+    )
+
+
+def _sync_merge(git: Git, branch: str, head: str, dev: str, main: str) -> SyncMerge:
+    merge = find_sync_merge(git, head, dev, main)
+    if merge is None:
+        raise ServiceError(f"{one_line(branch)} has no sync merge to rebuild")
+    if merge.merges_on_top:
+        raise ServiceError(
+            f"merge {merge.merges_on_top[0][:12]} sits on top of the sync merge of "
+            f"{one_line(branch)}: syncdesk will not rebuild over it"
+        )
+    return merge
+
+
+def _onto(git: Git, onto: str, dev: str, merge: SyncMerge) -> str:
+    sha = git.resolve(onto)
+    if sha is None:
+        raise MissingRefError(f"no commit named {one_line(onto)!r} to rebuild onto")
+    if sha == merge.dev_base:
+        raise NothingToDoError(f"nothing to rebuild: the sync is already based on {sha[:12]}")
+    if not git.is_ancestor(sha, dev):
+        raise ServiceError(
+            f"{one_line(onto)} ({sha[:12]}) is not on dev: a sync merge's parent 1 "
+            "must be a dev commit; nothing was changed"
+        )
+    return sha
+
+
+def _learn(store: ResolutionStore, git: Git, merge: SyncMerge, head: str, branch: str) -> int:
+    """Store the old head's resolutions (merge and repair) as suggestions."""
+    at_head = read_conflicts(git, merge.dev_base, merge.slice_tip, head)
+    where = f"{branch}@{head[:12]}"
+    return remember(store, at_head.files, learned_from(where), where).hunks
+
+
+def _message(git: Git, message: str, ident: str | None) -> str:
+    return with_signoff(git, message, ident) if ident else message
+
+
+def _repair_message(git: Git, repairs: list[CommitInfo], branch: str, ident: str | None) -> str:
+    if len(repairs) == 1:
+        return _message(git, repairs[0].message, ident)
+    squashed = [(c.sha, c.subject) for c in repairs[1:]]
+    return repair_message(git, repairs[0].message, branch, (), squashed=squashed, signoff=ident)
+
+
+def _compare(
+    git: Git, merge: SyncMerge, old_head: str, new_merge: str, new_head: str
+) -> PatchComparison:
+    if not merge.on_top:
+        return PatchComparison(None, "no repair commit to re-apply")
+    return compare_patches(git, (merge.sha, old_head), (new_merge, new_head))
+
+
+def _left(git: Git, new: ConflictSet, head: str, uncovered: tuple[str, ...]) -> tuple[str, ...]:
+    """The new conflicts not carried, and those still unresolved at the new head."""
+    at_head = read_conflicts(git, new.dev_side, new.main_side, head)
+    unresolved = {
+        conflict.path
+        for conflict in at_head.files
+        if conflict.resolution == "unresolved"
+        or any(hunk.resolution == "unresolved" for hunk in conflict.hunks)
+    }
+    return tuple(sorted(unresolved | set(uncovered)))

@@ -1,0 +1,308 @@
+"""Write approved files into the sync's one repair commit: plan (the preview), then write.
+
+:func:`plan_repair` computes everything the preview shows, the new tree
+included, without moving any ref: the head's tree plus the changes, built in
+a temporary index (:mod:`syncdesk.services.git.trees`). :func:`write_repair` then makes
+the commit (parent: the sync merge; the replaced repair's author and message
+kept, the maintainer's sign-off added, signed if ``commit.gpgSign`` says so),
+moves the branch with a compare-and-swap after a backup
+(:mod:`syncdesk.services.git.refs`), and re-reads the repository to verify the result:
+the anatomy (N originals + merge + exactly one repair), the tree, and the
+patch id against the previous repair.
+
+The user's work tree, index and HEAD are never touched. A branch that is
+checked out somewhere keeps its files and index as they were (git itself
+refuses to move a checked-out branch under ``git branch -f`` for this
+reason); the result names those work trees and the command that brings one
+up to date while keeping its uncommitted changes.
+
+Several commits on top of the merge are folded into the one repair (the
+anatomy's rule), their subjects listed in its message; a *merge* on top is
+refused: folding it would put dev's changes into the repair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from syncdesk.services.conflicts.models import shown
+from syncdesk.services.errors import BranchMovedError, NothingToDoError, ServiceError
+from syncdesk.services.git.commit import (
+    create_commit,
+    maintainer,
+    read_commit,
+    should_sign,
+    with_signoff,
+)
+from syncdesk.services.git.refs import checked_out_in, move_branch, read_branch
+from syncdesk.services.git.runner import Git
+from syncdesk.services.git.storage import write_blob
+from syncdesk.services.git.trees import (
+    FILE_MODES,
+    Entry,
+    build_tree,
+    check_path,
+    clean_scratch,
+    entries_at,
+    tree_of,
+)
+from syncdesk.services.sanitize import one_line, visible
+from syncdesk.services.sync.anatomy import SyncMerge, check_anatomy, find_sync_merge
+from syncdesk.services.sync.slice import main_line
+from syncdesk.services.write.message import repair_message
+from syncdesk.services.write.models import FileChange, RepairPlan, WriteResult
+from syncdesk.services.write.patchid import compare_patches
+
+PATCH_LIMIT = 256 * 1024  # bytes of patch text in a preview
+_DIFF = ["diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color"]
+
+
+def plan_repair(
+    git: Git,
+    branch: str,
+    changes: Sequence[FileChange],
+    *,
+    dev: str,
+    main: str,
+    slice_size: int,
+    signoff: bool = True,
+) -> RepairPlan:
+    """What writing ``changes`` into ``branch``'s repair would do; no ref moves.
+
+    Raises :class:`NothingToDoError` when the repair would not change, and a
+    :class:`ServiceError` when the branch has no sync merge or a merge on top.
+    """
+    clean_scratch(git)
+    short, ref, head = read_branch(git, branch)
+    merge = _sync_merge(git, short, head, dev, main)
+    edits, written = _edits(git, head, changes)
+    new_tree = build_tree(git, head, edits)
+    head_tree, merge_tree = tree_of(git, head), tree_of(git, merge.sha)
+    if (merge.on_top and len(merge.on_top) == 1 and new_tree == head_tree) or (
+        not merge.on_top and new_tree == merge_tree
+    ):
+        raise NothingToDoError(
+            f"nothing to write: the repair of {one_line(short)} already holds every change"
+        )
+    replaced = [read_commit(git, sha) for sha in merge.on_top]
+    first = replaced[0] if replaced else None
+    message = repair_message(
+        git,
+        first.message if first else None,
+        short,
+        written,
+        squashed=[(c.sha, c.subject) for c in replaced[1:]],
+        signoff=maintainer(git) if signoff else None,
+    )
+    return RepairPlan(
+        branch=short,
+        ref=ref,
+        old_head=head,
+        merge=merge.sha,
+        old_repair=head if merge.on_top else None,
+        new_tree=new_tree,
+        message=message,
+        changes=tuple(c for c in _last_per_path(changes) if c.path in edits),
+        diff_stat=diff_stat(git, merge_tree, new_tree),
+        diff_vs_old_repair=diff_text(git, head_tree, new_tree),
+        replaces=merge.on_top,
+        dev=dev,
+        main=main,
+        slice_size=slice_size,
+        author=first.author if first else None,
+        sign=should_sign(git),
+    )
+
+
+def plan_signoff(git: Git, branch: str, *, dev: str, main: str, slice_size: int) -> RepairPlan:
+    """Re-sign the repair: the same tree, its message with the maintainer's ``Signed-off-by``.
+
+    This is how a DCO failure of *our* commit is fixed (the merge is immutable
+    once pushed, and the imported commits keep their SHAs). Raises
+    :class:`NothingToDoError` when the repair already carries that sign-off,
+    and a :class:`ServiceError` when there is no single repair commit to re-sign.
+    """
+    clean_scratch(git)
+    short, ref, head = read_branch(git, branch)
+    merge = _sync_merge(git, short, head, dev, main)
+    if len(merge.on_top) != 1:
+        what = "no repair commit" if not merge.on_top else f"{len(merge.on_top)} commits"
+        raise ServiceError(
+            f"{one_line(short)} has {what} on the merge: write the repair first (W), "
+            "it is signed off when written"
+        )
+    repair = read_commit(git, head)
+    message = with_signoff(git, repair.message, maintainer(git))
+    if message.rstrip("\n") == repair.message.rstrip("\n"):
+        raise NothingToDoError(
+            f"nothing to write: the repair of {one_line(short)} is already signed off by you"
+        )
+    tree = tree_of(git, head)
+    return RepairPlan(
+        branch=short,
+        ref=ref,
+        old_head=head,
+        merge=merge.sha,
+        old_repair=head,
+        new_tree=tree,
+        message=message,
+        changes=(),
+        diff_stat=diff_stat(git, tree_of(git, merge.sha), tree),
+        diff_vs_old_repair="(the same files: only the message gains a Signed-off-by)\n",
+        replaces=merge.on_top,
+        dev=dev,
+        main=main,
+        slice_size=slice_size,
+        author=repair.author,
+        sign=should_sign(git),
+    )
+
+
+def write_repair(git: Git, plan: RepairPlan) -> WriteResult:
+    """Write the planned repair commit and move the branch to it, then verify.
+
+    Raises :class:`BranchMovedError` (nothing changed) if the branch is no
+    longer where the plan read it.
+    """
+    clean_scratch(git)
+    short, ref, head = read_branch(git, plan.ref)
+    if head != plan.old_head:
+        raise BranchMovedError(
+            f"{one_line(short)} moved since it was read: it is at {head[:12]}, "
+            f"expected {plan.old_head[:12]}; nothing was changed"
+        )
+    if git.run(["cat-file", "-e", f"{plan.new_tree}^{{tree}}"], check=False).status != 0:
+        raise ServiceError("the planned tree is no longer in the repository: preview again")
+    new_head = create_commit(
+        git, plan.new_tree, (plan.merge,), plan.message, author=plan.author, sign=plan.sign
+    )
+    paths = ", ".join(shown(change.path) for change in plan.changes[:3]) or "squash"
+    backup = move_branch(git, short, new_head, plan.old_head, f"repair {short}: {paths}")
+    anatomy_ok, problems, tree_ok = verify(
+        git, ref, new_head, plan.new_tree, plan.dev, plan.main, plan.slice_size
+    )
+    previous = (plan.merge, plan.old_head) if plan.replaces else None
+    patch = compare_patches(git, previous, (plan.merge, new_head))
+    places = checked_out_in(git, ref)
+    return WriteResult(
+        branch=short,
+        old_head=plan.old_head,
+        new_head=new_head,
+        backup_ref=backup,
+        anatomy_ok=anatomy_ok,
+        problems=problems,
+        tree_verified=tree_ok,
+        patch_id_same=patch.same,
+        patch_note=patch.note,
+        checked_out_in=places,
+        note=stale_checkout_note(short, plan.old_head, places),
+    )
+
+
+def verify(
+    git: Git,
+    ref: str,
+    new_head: str,
+    expected_tree: str,
+    dev: str,
+    main: str,
+    slice_size: int,
+    *,
+    expect_repair: bool = True,
+) -> tuple[bool, tuple[str, ...], bool]:
+    """Re-read what was written: ``(anatomy ok, problems, tree verified)``."""
+    now = git.run(["rev-parse", "--verify", "--quiet", ref], check=False).text.strip()
+    problems: list[str] = []
+    if now != new_head:
+        problems.append(f"the branch is at {now[:12] or 'nothing'}, not at {new_head[:12]}")
+    merge = find_sync_merge(git, new_head, dev, main)
+    line = main_line(git, merge.dev_base, main) if merge is not None else []
+    anatomy = check_anatomy(new_head, merge, line, slice_size)
+    problems.extend(problem.message for problem in anatomy.problems)
+    shape = (anatomy.repair == new_head) if expect_repair else (anatomy.merge == new_head)
+    if merge is not None and not shape:
+        expected = "exactly one repair" if expect_repair else "no commit"
+        problems.append(f"expected {expected} on top of the merge, found {len(anatomy.on_top)}")
+    tree_ok = now == new_head and tree_of(git, new_head) == expected_tree
+    return anatomy.ok and shape, tuple(problems), tree_ok
+
+
+def stale_checkout_note(branch: str, old_head: str, places: Sequence[str]) -> str:
+    """What to tell the user when the moved branch is checked out in some work tree."""
+    if not places:
+        return ""
+    where = ", ".join(one_line(place) for place in places)
+    return (
+        f"{one_line(branch)} is checked out in {where}: its files and index were left as they "
+        f"were (at {old_head[:12]}); run `git read-tree -m -u {old_head[:12]} HEAD` there to "
+        "bring them up to date, keeping uncommitted changes"
+    )
+
+
+def diff_stat(git: Git, old: str, new: str) -> str:
+    """``--stat`` of ``old`` -> ``new`` (trees or commits), control characters made visible."""
+    return visible(git.run([*_DIFF, "--stat=100", "--summary", old, new]).text)
+
+
+def diff_text(git: Git, old: str, new: str, limit: int = PATCH_LIMIT) -> str:
+    """``--stat`` and patch of ``old`` -> ``new``, cut after ``limit`` bytes at a line end."""
+    out = git.run([*_DIFF, "-p", "--stat=100", old, new]).stdout
+    if len(out) > limit:
+        cut = out.rfind(b"\n", 0, limit) + 1
+        out = out[:cut] + (
+            f"[... {len(out) - cut} more bytes: git diff {old[:12]} {new[:12]}]\n".encode()
+        )
+    return visible(out.decode("utf-8", errors="replace"))
+
+
+def _sync_merge(git: Git, branch: str, head: str, dev: str, main: str) -> SyncMerge:
+    merge = find_sync_merge(git, head, dev, main)
+    if merge is None:
+        raise ServiceError(
+            f"{one_line(branch)} has no sync merge (parent 1 on dev, parent 2 on main): "
+            "there is no repair to write"
+        )
+    if merge.merges_on_top:
+        raise ServiceError(
+            f"merge {merge.merges_on_top[0][:12]} sits on top of the sync merge of "
+            f"{one_line(branch)}: syncdesk will not fold a merge into the repair"
+        )
+    return merge
+
+
+def _last_per_path(changes: Sequence[FileChange]) -> list[FileChange]:
+    """One change per path, the last given winning, in first-seen order."""
+    return list({change.path: change for change in changes}.values())
+
+
+def _edits(
+    git: Git, head: str, changes: Sequence[FileChange]
+) -> tuple[dict[str, Entry | None], list[tuple[str, str]]]:
+    """The tree edits that make ``head`` hold ``changes``, and the ``(path, verb)`` of each."""
+    unique = _last_per_path(changes)
+    for change in unique:
+        check_path(change.path)
+        if change.mode is not None and change.mode not in FILE_MODES:
+            raise ServiceError(f"cannot write {shown(change.path)} with mode {change.mode}")
+    current = entries_at(git, head, [change.path for change in unique])
+    edits: dict[str, Entry | None] = {}
+    written: list[tuple[str, str]] = []
+    for change in unique:
+        before = current[change.path]
+        if change.content is None:
+            if before is not None:
+                edits[change.path] = None
+                written.append((change.path, "deleted"))
+            continue
+        mode = change.mode or (before.mode if before is not None else "100644")
+        if mode not in FILE_MODES:  # a submodule (160000) is not a file to write
+            raise ServiceError(f"cannot write {shown(change.path)}: it is not a file at the head")
+        entry = Entry(mode, write_blob(git, change.content))
+        if entry == before:
+            continue
+        edits[change.path] = entry
+        verb = (
+            "added" if before is None else "updated" if before.oid != entry.oid else "mode changed"
+        )
+        written.append((change.path, verb))
+    return edits, written

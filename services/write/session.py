@@ -1,0 +1,146 @@
+"""The writes of one open sync, as the TUI and the CLI both start them.
+
+Every write is two steps. The first reads what its question needs (the plan,
+the backup, the lease) without moving anything, and the question is asked
+from it. The second takes exactly what was read and confirmed: the repair
+plan, the undo target or the push lease, and moves the branch only if it is
+still where it was when the question was asked (a compare-and-swap at that
+moment). A key in the TUI and a command on the command line call the same two
+functions, so what one guarantees the other does too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from syncdesk.services.errors import BranchMovedError, NothingToDoError
+from syncdesk.services.git.refs import Backup, UndoResult, list_backups, read_branch, undo_last
+from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.session import SyncSession, writable_branch
+from syncdesk.services.write.approved import approved_changes
+from syncdesk.services.write.models import PushResult, RepairPlan, WriteResult
+from syncdesk.services.write.push import lease_for, push_with_lease
+from syncdesk.services.write.repair import plan_repair, plan_signoff, write_repair
+
+
+def plan_from_approved(session: SyncSession) -> RepairPlan:
+    """The repair the workspace's approved resolutions make on the session's branch.
+
+    Raises :class:`NothingToDoError` when the repair already holds them all.
+    """
+    refs = session.refs
+    return plan_repair(
+        session.git,
+        writable_branch(session),
+        approved_changes(session),
+        dev=refs.dev,
+        main=refs.main,
+        slice_size=session.config.slice_size,
+    )
+
+
+def plan_signoff_for(session: SyncSession) -> RepairPlan:
+    """The session branch's repair, re-signed by the maintainer (same tree)."""
+    refs = session.refs
+    return plan_signoff(
+        session.git,
+        writable_branch(session),
+        dev=refs.dev,
+        main=refs.main,
+        slice_size=session.config.slice_size,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class UndoTarget:
+    """What an undo would restore."""
+
+    branch: str
+    head: str  # where the branch is now
+    backup: Backup  # the last backup; undo moves the branch to ``backup.before``
+
+
+def undo_target(session: SyncSession) -> UndoTarget:
+    """The last backup of the session's branch, which undo would restore.
+
+    Raises :class:`NothingToDoError` when there is none, or the branch is already there.
+    """
+    short, _, head = read_branch(session.git, writable_branch(session))
+    backups = list_backups(session.git, short)
+    if not backups:
+        raise NothingToDoError(f"nothing to undo: syncdesk has no backup of {one_line(short)}")
+    last = backups[-1]
+    if last.before == head:
+        raise NothingToDoError(f"nothing to undo: {one_line(short)} is already at its backup")
+    if last.after is not None and last.after != head:
+        raise BranchMovedError(
+            f"{one_line(short)} moved since syncdesk wrote it: it is at {head[:12]}, syncdesk "
+            f"left it at {last.after[:12]}; undo would discard that, so it is not offered"
+        )
+    return UndoTarget(short, head, last)
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """What a push would send, and the remote commit it must replace."""
+
+    branch: str
+    remote: str
+    head: str
+    expected: str  # full id on the remote, "" when the branch is new there
+
+
+def push_lease(session: SyncSession) -> Lease:
+    """The session branch's push: its head and the lease on the remote's branch."""
+    short, _, head = read_branch(session.git, writable_branch(session))
+    remote = session.config.remote
+    return Lease(short, remote, head, lease_for(session.git, remote, short))
+
+
+def push_question(lease: Lease) -> str:
+    """The confirmation of a push, naming the commit it sends and the one it replaces."""
+    replacing = lease.expected[:12] if lease.expected else "nothing (a new branch there)"
+    return (
+        f"Push {one_line(lease.branch)} ({lease.head[:12]}) to {one_line(lease.remote)}, "
+        f"replacing {replacing}? The push is refused if the remote's branch is no longer "
+        "at that commit, or the local branch is no longer at this one."
+    )
+
+
+def push_confirmed(session: SyncSession, lease: Lease) -> PushResult:
+    """Push exactly the commit the user confirmed, with the lease they were shown.
+
+    Refused, with nothing pushed, if the local branch moved since the question
+    (:class:`BranchMovedError`) or the remote's branch is no longer at
+    ``lease.expected`` (the push's own lease).
+    """
+    return push_with_lease(session.git, lease.remote, lease.branch, lease.expected, head=lease.head)
+
+
+def undo_question(target: UndoTarget) -> str:
+    """The confirmation of an undo, naming both commits."""
+    return (
+        f"Restore {one_line(target.branch)} to {target.backup.before[:12]}, where it was "
+        f"before syncdesk's last write? It is now at {target.head[:12]}; a new backup keeps "
+        "that, so undo again brings it back."
+    )
+
+
+def undo_confirmed(session: SyncSession, target: UndoTarget) -> UndoResult:
+    """Restore the backup the user confirmed, only if the branch and its backups are unchanged."""
+    return undo_last(
+        session.git, target.branch, expected_head=target.head, expected_backup=target.backup.ref
+    )
+
+
+def undone_message(result: UndoResult) -> str:
+    """What an undo did, in one line."""
+    return (
+        f"{one_line(result.branch)}: {result.old_head[:12]} → {result.new_head[:12]} "
+        f"(the undone head is kept in {one_line(result.backup_ref)}; undo again to go back)"
+    )
+
+
+def write_confirmed(session: SyncSession, plan: RepairPlan) -> WriteResult:
+    """Write the repair the user previewed, only if the branch is still where the plan read it."""
+    return write_repair(session.git, plan)

@@ -1,0 +1,7 @@
+"""``python -m syncdesk``: the same as the ``syncdesk`` command."""
+
+import sys
+
+from syncdesk.tui.cli import main
+
+sys.exit(main())
