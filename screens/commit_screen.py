@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -119,7 +118,3 @@ class CommitScreen(Screen[None]):
 
     def action_scroll_up(self) -> None:
         self.query_one("#commit-body", VerticalScroll).scroll_up()
-
-    def palette_commands(self) -> Iterable[SystemCommand]:
-        """This screen's actions, for the command palette."""
-        yield SystemCommand("Back", "Return to the slice", self.action_back)

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from typing import ClassVar
 
-from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual import on
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.screens.desk import DeskScreen
 from syncdesk.screens.note_screen import NoteScreen
 from syncdesk.screens.reply_screen import ReplyPreviewScreen
+from syncdesk.services.decisions.saver import OrderedSaver
 from syncdesk.services.github.link import GitHubLink
+from syncdesk.services.progress import Steps
 from syncdesk.services.review.dispositions import Book, Decision, decide, load_book
 from syncdesk.services.review.models import Disposition
 from syncdesk.services.review.pull_request import (
@@ -33,7 +32,6 @@ from syncdesk.services.review.pull_request import (
 )
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.session import SyncSession, reopen
-from syncdesk.tui.text import error_line
 from syncdesk.tui.widgets.finding_detail import render_detail
 from syncdesk.tui.widgets.findings_table import FindingsTable
 from syncdesk.tui.widgets.loading_bar import LoadingBar
@@ -42,13 +40,13 @@ from syncdesk.tui.widgets.loading_bar import LoadingBar
 class DecisionSaved(Message):
     """A disposition reached the disk (posted from the saver thread), or failed to."""
 
-    def __init__(self, book: Book | None, error: str) -> None:
+    def __init__(self, book: Book | None, error: str = "") -> None:
         super().__init__()
         self.book = book
         self.error = error
 
 
-class FindingsScreen(Screen[None]):
+class FindingsScreen(DeskScreen[tuple[SyncSession, FindingsData]]):
     """Findings on the left, the selected one in full on the right; a key per disposition."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -63,18 +61,24 @@ class FindingsScreen(Screen[None]):
         Binding("escape", "back", "Back", id="findings.back"),
     ]
 
+    LOADING = "Reading the pull request…"
+
     def __init__(self, session: SyncSession, link: Callable[[], GitHubLink]) -> None:
-        super().__init__()
-        self.session = session
+        super().__init__(session)
         self._link = link  # resolved in the worker: finding the token may run `gh`
         self.data: FindingsData | None = None
-        self._replying = False
-        self._saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="syncdesk-findings")
+        # What each key pressed decided, before the saver reports it saved: a note
+        # written right after "x" goes with "x", not with what the screen showed.
+        self._pressed: dict[str, Decision] = {}
+        # The saver's thread reports with post_message, which never waits for the
+        # event loop (call_from_thread would, and on_unmount waits for the saver).
+        self._saver = OrderedSaver(
+            lambda line: self.post_message(DecisionSaved(None, line)), name="syncdesk-findings"
+        )
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        self._bar = LoadingBar("Reading the pull request…", id="findings-loading")
-        yield self._bar
+        yield LoadingBar(self.LOADING, id="findings-loading")
         yield Label("", id="findings-notes", markup=False)
         with Horizontal(id="findings-body"):
             yield FindingsTable(id="findings-table")
@@ -86,41 +90,23 @@ class FindingsScreen(Screen[None]):
         self.action_reload()
 
     def on_unmount(self) -> None:
-        # Queued decisions still reach the disk (the executor's thread finishes
-        # its queue; Python joins it at exit); the event loop does not wait.
-        self._saver.shutdown(wait=False)
+        # Every decision pressed reaches the disk before the screen goes.
+        self._saver.close()
 
     # -- loading ----------------------------------------------------------------------
 
-    def action_reload(self) -> None:
-        """Read the pull request and trace the findings again."""
-        self.query_one(LoadingBar).start("Reading the pull request…")
-        self._load()
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="findings-load")
-    def _load(self) -> FindingsData:
-        worker = get_current_worker()
+    def load(self, steps: Steps) -> tuple[SyncSession, FindingsData]:
         link = self.data.link if self.data is not None else self._link()
-
         # The refs are read again: a write, a re-sign or a push elsewhere moved them.
-        self.session = session = reopen(self.session)
-        return load_findings(
-            session, link, progress=self._bar.report, cancelled=lambda: worker.is_cancelled
-        )
+        session = reopen(self.session)
+        return session, load_findings(session, link, steps=steps)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "findings-load":
-            return
-        if event.state == WorkerState.SUCCESS:
-            data = event.worker.result
-            assert isinstance(data, FindingsData)
-            self._show(data)
-        elif event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.query_one(LoadingBar).fail(error_line(event.worker.error))
+    def loaded(self, result: tuple[SyncSession, FindingsData]) -> None:
+        self.session, data = result
+        self._show(data)
 
     def _show(self, data: FindingsData) -> None:
         self.data = data
-        self.query_one(LoadingBar).done()
         pr = data.pr
         header = f"#{pr.number} {one_line(pr.title)} · {len(data.views)} finding(s)"
         notes = " · ".join(one_line(note) for note in data.notes)
@@ -159,7 +145,7 @@ class FindingsScreen(Screen[None]):
         view, data = self.view, self.data
         if view is None or data is None:
             return
-        decided = data.decision(view.finding.id)
+        decided = self._decision(view.finding.id)
         note = decided.note if decided is not None else ""
         self._save(view.finding.id, Decision(Disposition(value), note))
 
@@ -168,17 +154,19 @@ class FindingsScreen(Screen[None]):
         view, data = self.view, self.data
         if view is None or data is None:
             return
-        decided = data.decision(view.finding.id)
+        decided = self._decision(view.finding.id)
         note = decided.note if decided is not None else ""
         self._save(view.finding.id, Decision(view.suggested, note))
 
-    @work(exclusive=True, group="findings-note", exit_on_error=False)
-    async def action_note(self) -> None:
+    def action_note(self) -> None:
         """Write the note that goes with the selected finding's disposition."""
+        self.start_action(self._note_flow)
+
+    async def _note_flow(self) -> None:
         view, data = self.view, self.data
         if view is None or data is None:
             return
-        decided = data.decision(view.finding.id)
+        decided = self._decision(view.finding.id)
         title = f"Note for {view.finding.id}: {view.finding.title}"
         note = await self.app.push_screen_wait(
             NoteScreen(title, decided.note if decided is not None else "")
@@ -188,6 +176,12 @@ class FindingsScreen(Screen[None]):
         disposition = decided.disposition if decided is not None else view.suggested
         self._save(view.finding.id, Decision(disposition, note))
 
+    def _decision(self, finding_id: str) -> Decision | None:
+        """The finding's latest decision: the last key pressed, else the saved one."""
+        if finding_id in self._pressed:
+            return self._pressed[finding_id]
+        return self.data.decision(finding_id) if self.data is not None else None
+
     def _save(self, finding_id: str, decision: Decision) -> None:
         # Saved before the screen shows it: a decision on screen is a decision
         # on disk. One writer thread keeps the saves in the order of the keys
@@ -195,19 +189,10 @@ class FindingsScreen(Screen[None]):
         data = self.data
         if data is None:
             return
+        self._pressed[finding_id] = decision
         repo, number = data.link.target.full_name, data.pr.number
-        self._saver.submit(self._save_now, repo, number, finding_id, decision)
-
-    def _save_now(self, repo: str, number: int, finding_id: str, decision: Decision) -> None:
-        # On the saver thread. It reports with post_message, which never waits
-        # for the event loop: call_from_thread would, and the screen's unmount
-        # (which lets this thread finish) runs on that loop.
-        try:
-            book = decide(self.session.git, repo, number, finding_id, decision)
-        except Exception as error:
-            self.post_message(DecisionSaved(None, f"not saved: {error_line(error)}"))
-            return
-        self.post_message(DecisionSaved(book, ""))
+        save = partial(decide, self.session.git, repo, number, finding_id, decision)
+        self._saver.submit(save, lambda book: self.post_message(DecisionSaved(book)))
 
     def on_decision_saved(self, message: DecisionSaved) -> None:
         if message.error:
@@ -219,27 +204,11 @@ class FindingsScreen(Screen[None]):
         self.query_one(FindingsTable).show(self.data)
         self._show_detail()
 
-    def _drain(self) -> None:
-        """Wait (in a thread) until every decision pressed so far is on disk."""
-        self._saver.submit(lambda: None).result()
-
     # -- the reply --------------------------------------------------------------------
 
     def action_reply(self) -> None:
         """Preview the dispositions reply, then post it once, after a confirmation."""
-        if self._replying:
-            # A second worker would not stop the first one's thread from posting.
-            self.notify("A reply is already in progress.", markup=False)
-            return
-        self._replying = True
-        self._reply()
-
-    @work(group="findings-reply", exit_on_error=False)
-    async def _reply(self) -> None:
-        try:
-            await self._reply_flow()
-        finally:
-            self._replying = False
+        self.start_action(self._reply_flow)
 
     async def _reply_flow(self) -> None:
         data = self.data
@@ -247,10 +216,11 @@ class FindingsScreen(Screen[None]):
             return
         # The reply must hold every decision pressed so far: wait for the saver,
         # then read the book as it is on disk (another window may have added to it).
-        await asyncio.to_thread(self._drain)
+        await self.in_thread(self._saver.flush)
         git, repo, number = self.session.git, data.link.target.full_name, data.pr.number
-        book = await asyncio.to_thread(load_book, git, repo, number)
+        book = await self.in_thread(load_book, git, repo, number)
         data = self.data = replace(data, book=book)
+        self._pressed.clear()  # every key pressed so far is in the book now
         text = reply_text(data)
         threads = sum(len(v.finding.comment_ids) for v in data.views)
         choice = await self.app.push_screen_wait(ReplyPreviewScreen(data.pr.number, text, threads))
@@ -263,33 +233,11 @@ class FindingsScreen(Screen[None]):
         if not await self.app.push_screen_wait(ConfirmScreen(question, "Post")):
             self.notify("Nothing was posted.", markup=False)
             return
-        try:
-            results = await asyncio.to_thread(
-                partial(post_reply, self.session, data, threads=choice)
-            )
-        except Exception as error:
-            self.notify(error_line(error), severity="error", markup=False, timeout=12)
-            return
-        first = results[0]
-        if first.already_posted:
-            message = f"Already posted (comment {first.comment_id}): nothing was sent again."
-        elif first.confirmed_after_error:
-            message = f"GitHub errored, but the reply is there (comment {first.comment_id})."
-        else:
-            message = f"Posted the reply (comment {first.comment_id})."
-        if len(results) > 1:
-            message += f" {len(results) - 1} thread reply(ies)."
-        self.notify(message, title="Reply", markup=False, timeout=12)
+        results = await self.in_thread(post_reply, self.session, data, threads=choice)
+        threads_note = f"{len(results) - 1} thread reply(ies)." if len(results) > 1 else ""
+        self.posted("reply", results[0], threads_note)
 
     def action_back(self) -> None:
         """Back to the Slice screen."""
-        self.workers.cancel_group(self, "findings-load")
+        self.action_cancel()
         self.dismiss(None)
-
-    def palette_commands(self) -> Iterable[SystemCommand]:
-        """This screen's actions, for the command palette."""
-        yield SystemCommand("Reply", "Preview and post the dispositions reply", self.action_reply)
-        yield SystemCommand("Reload findings", "Read the pull request again", self.action_reload)
-        yield SystemCommand(
-            "Accept suggestion", "Take the suggested disposition", self.action_accept
-        )

@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Iterable
-from functools import partial
+from collections.abc import Callable
 from typing import ClassVar
 
-from textual import work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.screens.desk import DeskScreen
 from syncdesk.screens.label_screen import LabelScreen
 from syncdesk.screens.preview_screen import PreviewScreen
 from syncdesk.screens.text_preview_screen import TextPreviewScreen
-from syncdesk.services.github.api import PostResult
 from syncdesk.services.github.checks import trigger_text
 from syncdesk.services.github.link import GitHubLink
 from syncdesk.services.github.status import (
@@ -32,9 +27,9 @@ from syncdesk.services.github.status import (
     post_trigger,
     toggle,
 )
+from syncdesk.services.progress import Steps
 from syncdesk.services.sync.session import SyncSession, reopen
-from syncdesk.services.write.repair import write_repair
-from syncdesk.services.write.session import plan_signoff_for
+from syncdesk.services.write.session import plan_signoff_for, write_confirmed
 from syncdesk.tui.text import error_line
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.status_view import render_status
@@ -48,7 +43,7 @@ LABEL_SUGGESTION = "Run functional tests"
 RATE_RESERVE = 200
 
 
-class StatusScreen(Screen[None]):
+class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
     """Everything between a fixed branch and a merge: sign-offs, coverage, checks, description."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -61,19 +56,18 @@ class StatusScreen(Screen[None]):
         Binding("escape", "back", "Back", id="status.back"),
     ]
 
+    LOADING = "Reading the pull request…"
+
     def __init__(self, session: SyncSession, link: Callable[[], GitHubLink]) -> None:
-        super().__init__()
-        self.session = session
-        self._link = link
+        super().__init__(session)
+        self._link = link  # called in the worker: finding the token may run `gh`
         self.data: StatusData | None = None
         self._refresh: Timer | None = None
         self._round = 0  # pending refreshes in a row: the index into REFRESH_DELAYS
-        self._acting = False
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        self._bar = LoadingBar("Reading the pull request…", id="status-loading")
-        yield self._bar
+        yield LoadingBar(self.LOADING, id="status-loading")
         with VerticalScroll(id="status-body"):
             yield Static(id="status-text")
         yield Footer()
@@ -92,33 +86,20 @@ class StatusScreen(Screen[None]):
         if self._refresh is not None:
             self._refresh.stop()
             self._refresh = None
-        self.query_one(LoadingBar).start("Reading the pull request…")
-        self._load()
+        super().action_reload()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="status-load")
-    def _load(self) -> StatusData:
-        worker = get_current_worker()
+    def load(self, steps: Steps) -> tuple[SyncSession, StatusData]:
         link = self.data.link if self.data is not None else self._link()
-
         # The refs are read again: a write, a re-sign or a push elsewhere moved them.
-        self.session = session = reopen(self.session)
-        return load_status(
-            session, link, progress=self._bar.report, cancelled=lambda: worker.is_cancelled
-        )
+        session = reopen(self.session)
+        return session, load_status(session, link, steps=steps)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "status-load":
-            return
-        if event.state == WorkerState.SUCCESS:
-            data = event.worker.result
-            assert isinstance(data, StatusData)
-            self._show(data)
-        elif event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.query_one(LoadingBar).fail(error_line(event.worker.error))
+    def loaded(self, result: tuple[SyncSession, StatusData]) -> None:
+        self.session, data = result
+        self._show(data)
 
     def _show(self, data: StatusData) -> None:
         self.data = data
-        self.query_one(LoadingBar).done()
         self.query_one("#status-text", Static).update(render_status(data))
         low = data.rate is not None and data.rate.remaining < RATE_RESERVE
         if (data.checks.pending or data.checks.missing) and low:
@@ -136,7 +117,7 @@ class StatusScreen(Screen[None]):
 
     def action_override(self) -> None:
         """Draft the DCO override request; post it once for this head, after a yes."""
-        self._one_at_a_time(self._override_flow)
+        self.start_action(self._override_flow)
 
     async def _override_flow(self) -> None:
         data = self.data
@@ -155,11 +136,12 @@ class StatusScreen(Screen[None]):
             f"{data.pr.head_sha[:12]}."
         )
         if await self.app.push_screen_wait(ConfirmScreen(question, "Post")):
-            await self._post(partial(post_override, data, text), "DCO override request")
+            result = await self.in_thread(post_override, data, text)
+            self.posted("DCO override request", result)
 
     def action_trigger(self) -> None:
         """Post the CI trigger (``/ok to test <sha>``) once for this head, after a yes."""
-        self._one_at_a_time(self._trigger_flow)
+        self.start_action(self._trigger_flow)
 
     async def _trigger_flow(self) -> None:
         data = self.data
@@ -174,42 +156,11 @@ class StatusScreen(Screen[None]):
         where = f"#{data.pr.number} of {data.link.target.full_name}"
         question = f"Post {line!r} on {where}? It is posted at most once per head."
         if await self.app.push_screen_wait(ConfirmScreen(question, "Post")):
-            await self._post(partial(post_trigger, data, template), "CI trigger")
-
-    def _one_at_a_time(self, flow: Callable[[], Awaitable[None]]) -> None:
-        # One action at a time, never by cancelling: cancelling a worker that
-        # awaits a thread leaves the thread posting, and a second press could
-        # then post again before the first post is visible.
-        if self._acting:
-            self.notify("Another action is in progress.", markup=False)
-            return
-        self._acting = True
-        self._act(flow)
-
-    @work(group="status-action", exit_on_error=False)
-    async def _act(self, flow: Callable[[], Awaitable[None]]) -> None:
-        try:
-            await flow()
-        finally:
-            self._acting = False
-
-    async def _post(self, job: Callable[[], PostResult], what: str) -> None:
-        try:
-            result = await asyncio.to_thread(job)
-        except Exception as error:
-            self.notify(error_line(error), severity="error", markup=False, timeout=12)
-            return
-        if result.already_posted:
-            message = f"The {what} was already posted (comment {result.comment_id})."
-        elif result.confirmed_after_error:
-            message = f"GitHub errored, but the {what} is there (comment {result.comment_id})."
-        else:
-            message = f"Posted the {what} (comment {result.comment_id})."
-        self.notify(message, title=what, markup=False, timeout=12)
+            self.posted("CI trigger", await self.in_thread(post_trigger, data, template))
 
     def action_label(self) -> None:
         """Add or remove a label on the pull request."""
-        self._one_at_a_time(self._label_flow)
+        self.start_action(self._label_flow)
 
     async def _label_flow(self) -> None:
         data = self.data
@@ -218,36 +169,24 @@ class StatusScreen(Screen[None]):
         name = await self.app.push_screen_wait(LabelScreen(data.pr.labels, LABEL_SUGGESTION))
         if name is None:
             return
-        try:
-            labels = await asyncio.to_thread(toggle, data, name)
-        except Exception as error:
-            self.notify(error_line(error), severity="error", markup=False)
-            return
+        labels = await self.in_thread(toggle, data, name)
         shown = ", ".join(labels) or "none"
         self.notify(f"Labels now: {shown}", title="Labels", markup=False)
         self.action_reload()
 
     def action_resign(self) -> None:
         """Re-sign our repair commit (the same tree), through the safe writer."""
-        self._one_at_a_time(self._resign_flow)
+        self.start_action(self._resign_flow)
 
     async def _resign_flow(self) -> None:
         if self.data is not None and not self.data.dco.fixable_failures:
             self.notify("No commit of ours fails DCO.", markup=False)
             return
         session = self.session
-        try:
-            plan = await asyncio.to_thread(plan_signoff_for, session)
-        except Exception as error:
-            self.notify(error_line(error), severity="error", markup=False)
-            return
+        plan = await self.busy("Re-signing the repair…", plan_signoff_for, session)
         if not await self.app.push_screen_wait(PreviewScreen(plan)):
             return
-        try:
-            result = await asyncio.to_thread(write_repair, session.git, plan)
-        except Exception as error:
-            self.notify(error_line(error), severity="error", markup=False)
-            return
+        result = await self.busy("Writing the repair…", write_confirmed, session, plan)
         self.notify(
             f"Re-signed: {result.old_head[:12]} → {result.new_head[:12]} ({result.patch_note}); "
             "push it (P on the Slice screen) for GitHub to see it",
@@ -268,15 +207,5 @@ class StatusScreen(Screen[None]):
         """Back to the Slice screen."""
         if self._refresh is not None:
             self._refresh.stop()
-        self.workers.cancel_group(self, "status-load")
+        self.action_cancel()
         self.dismiss(None)
-
-    def palette_commands(self) -> Iterable[SystemCommand]:
-        """This screen's actions, for the command palette."""
-        yield SystemCommand(
-            "DCO override request", "Ask maintainers to pass DCO", self.action_override
-        )
-        yield SystemCommand("CI trigger", "Post /ok to test for the head", self.action_trigger)
-        yield SystemCommand("Re-sign repair", "Add your sign-off to the repair", self.action_resign)
-        yield SystemCommand("Description", "A PR description from facts", self.action_description)
-        yield SystemCommand("Reload status", "Read the pull request again", self.action_reload)

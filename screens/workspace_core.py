@@ -11,10 +11,10 @@ from __future__ import annotations
 from textual import on
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from syncdesk.services.audit.lost_lines import Finding
+from syncdesk.screens.desk import DeskScreen
+from syncdesk.services.audit.lost_lines import LostLine
 from syncdesk.services.conflicts.models import ConflictFile, FileAttribution
 from syncdesk.services.decisions.models import Action, Cursor, SyncState, move_cursor
 from syncdesk.services.decisions.saver import Persister
@@ -47,12 +47,11 @@ class SaveFailed(Message):
         self.line = line
 
 
-class WorkspaceCore(Screen[None]):
+class WorkspaceCore(DeskScreen[WorkspaceData]):
     """The workspace's state and view; the keys are bound in the subclass."""
 
     def __init__(self, session: SyncSession) -> None:
-        super().__init__()
-        self.session = session
+        super().__init__(session)
         self.data: WorkspaceData | None = None
         self.state: SyncState | None = None
         self.texts: dict[str, tuple[str, ...]] = {}
@@ -215,7 +214,7 @@ class WorkspaceCore(Screen[None]):
 
     # -- the audit's accidents --------------------------------------------------------
 
-    def _accidents(self, conflict: ConflictFile) -> tuple[Finding, ...]:
+    def _accidents(self, conflict: ConflictFile) -> tuple[LostLine, ...]:
         """The audit's probable accidents in this file that the current result still lacks."""
         audit = self.data.audit if self.data is not None else None
         if audit is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import work
 
 from syncdesk.screens.workspace_core import WorkspaceCore
-from syncdesk.services.audit.lost_lines import Finding
+from syncdesk.services.audit.lost_lines import LostLine
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.models import Action
 from syncdesk.services.lines import lines_to_bytes
@@ -55,13 +55,13 @@ class RestoreActions(WorkspaceCore):
         self._restore_outside(conflict, outside)
 
     @work(thread=True, exit_on_error=False, group="restore")
-    def _restore_outside(self, conflict: ConflictFile, findings: list[Finding]) -> None:
+    def _restore_outside(self, conflict: ConflictFile, findings: list[LostLine]) -> None:
         lines = dev_file(self.session, conflict)
         if lines is not None:
             self.app.call_from_thread(self._restored_outside, conflict, findings, lines)
 
     def _restored_outside(
-        self, conflict: ConflictFile, findings: list[Finding], dev_file: tuple[str, ...]
+        self, conflict: ConflictFile, findings: list[LostLine], dev_file: tuple[str, ...]
     ) -> None:
         # On the UI thread, against the current state and result.
         if self.state is None:

@@ -8,25 +8,21 @@ attribution.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import partial
 from typing import ClassVar
 
-from textual import work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Footer, Header, Static
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from syncdesk.screens.workspace_attribution import AttributionActions
 from syncdesk.screens.workspace_decisions import DecisionActions
 from syncdesk.screens.workspace_edits import EditActions
 from syncdesk.screens.workspace_restores import RestoreActions
+from syncdesk.services.progress import Steps
 from syncdesk.services.sync.policies import policy_for
 from syncdesk.services.workspace.load import WorkspaceData, load_workspace
-from syncdesk.tui.text import error_line
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.threeway import ThreeWayView
@@ -41,6 +37,7 @@ from syncdesk.tui.widgets.threeway import ThreeWayView
 class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionActions):
     """File list on the left; dev | result | main on the right; one key per decision."""
 
+    LOADING = "Reading the conflicts…"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "next_hunk", "Next hunk", id="ws.next"),
         Binding("p", "previous_hunk", "Prev hunk", id="ws.prev"),
@@ -67,8 +64,7 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
-        self._bar = LoadingBar("Reading the conflicts…", id="ws-loading")
-        yield self._bar
+        yield LoadingBar(self.LOADING, id="ws-loading")
         with Horizontal(id="ws-body"):
             yield ConflictList(id="ws-files")
             with Vertical(id="ws-main"):
@@ -79,35 +75,21 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
 
     def on_mount(self) -> None:
         self.query_one("#ws-body").display = False
-        self._load()
+        self.action_reload()
 
     def on_unmount(self) -> None:
         self.persister.close()
 
     # -- loading ----------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="load-workspace")
-    def _load(self) -> WorkspaceData:
-        worker = get_current_worker()
+    def load(self, steps: Steps) -> WorkspaceData:
+        return load_workspace(self.session, steps)
 
-        return load_workspace(self.session, self._bar.report, lambda: worker.is_cancelled)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "load-workspace":
-            if event.state == WorkerState.ERROR and event.worker.error is not None:
-                self.notify(error_line(event.worker.error), severity="error", markup=False)
-            return
-        if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, WorkspaceData):
-            self._loaded(event.worker.result)
-        elif event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.query_one(LoadingBar).fail(error_line(event.worker.error))
-
-    def _loaded(self, data: WorkspaceData) -> None:
+    def loaded(self, data: WorkspaceData) -> None:
         self.data, self.state, self.texts = data, data.loaded.state, dict(data.texts)
         self._dev_files.update(data.dev_files)
         config = self.session.config
         self.policies = {f.path: policy_for(f.path, config) for f in data.conflicts.files}
-        self.query_one(LoadingBar).done()
         self.query_one("#ws-body").display = True
         for note in data.loaded.notes:
             self.notify(note, severity="warning", markup=False)
@@ -133,13 +115,3 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
     def action_back(self) -> None:
         """Return to the Slice screen."""
         self.dismiss()
-
-    def palette_commands(self) -> Iterable[SystemCommand]:
-        """This screen's actions, for the command palette."""
-        for binding in self.BINDINGS:
-            assert isinstance(binding, Binding)
-            yield SystemCommand(
-                binding.description,
-                f"key {binding.key}",
-                partial(self.run_action, binding.action),
-            )

@@ -20,6 +20,7 @@ import re
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
 _UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+_FOREIGN_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")  # not surrogateescape's
 
 
 def _show(match: re.Match[str]) -> str:
@@ -34,8 +35,11 @@ def _show(match: re.Match[str]) -> str:
 
 def _printable(text: str) -> str:
     # Text decoded with surrogateescape (raw paths, file lines) holds lone
-    # surrogates for bytes that were not UTF-8; no terminal encoding accepts
-    # them, so they become U+FFFD for display.
+    # surrogates for bytes that were not UTF-8; JSON from a server can hold
+    # any other lone surrogate ("\ud800"). No terminal encoding accepts them:
+    # the escaped bytes are decoded again (a valid sequence is its character,
+    # the rest U+FFFD), and any other surrogate becomes U+FFFD.
+    text = _FOREIGN_SURROGATE.sub("\ufffd", text)
     if not any("\udc80" <= char <= "\udcff" for char in text):
         return text
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -39,35 +40,72 @@ class Killed:
     acks: int  # how many saves returned in this life
 
 
-def run_and_kill(mode: str, path: Path, delay: float, module: str = "tests.killwriter") -> Killed:
-    """Run the writer in ``mode`` on ``path``, kill its process group after ``delay`` seconds.
+def run_and_kill(
+    mode: str, path: Path, delay: float, module: str = "tests.killwriter", acks_first: int = 0
+) -> Killed:
+    """Run the writer in ``mode`` on ``path``; after ``acks_first`` acks and ``delay`` s, kill it.
 
-    The delay counts from the writer's ``ready`` line, so kills land in the
-    save loop, not during Python's start-up. Only the writer is killed, as the
-    OOM killer or ``kill -9 <pid>`` would: a git command it was running finishes
-    on its own, and the next run starts once it has (else the next writer
-    would find that command's ref lock). Deterministic kills inside the save
-    are :func:`run_until_death`'s.
+    The delay counts from the writer's ``ready`` line (or from its
+    ``acks_first``-th ack), so kills land in the save loop, not during Python's
+    start-up. Waiting for acks gives a test acknowledged saves however slow the
+    machine is, where a delay alone would need a save to fit in it.
+
+    Only the writer is killed, as the OOM killer or ``kill -9 <pid>`` would: a
+    git command it was running finishes on its own, and the next run starts
+    once it has (else the next writer would find that command's ref lock).
+    Deterministic kills inside the save are :func:`run_until_death`'s.
     """
+    # Unbuffered (bufsize=0), and read a byte at a time up to each newline: what
+    # follows the lines read here stays in the pipe for ``communicate``, which
+    # reads the file descriptor itself. A buffered ``readline`` would pull acks
+    # written right after ``ready`` into a buffer ``communicate`` never looks
+    # at: acks lost, and a last ack older than the truth.
     writer = subprocess.Popen(
         [sys.executable, "-m", module, mode, str(path)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        bufsize=0,
     )
-    assert writer.stdout is not None
-    first = writer.stdout.readline().decode()
+    first = _line(writer, "ready line").decode()
     if not first.startswith("ready "):
         writer.kill()
         _, err = writer.communicate()
         raise AssertionError(f"the writer did not start: {err.decode()}")
+    acked = b"".join(_line(writer, f"ack {n + 1}") for n in range(acks_first))
+    if acked.count(b"\n") < acks_first:  # the pipe closed: the writer died on its own
+        writer.kill()
+        _, err = writer.communicate()
+        raise AssertionError(f"the writer died before {acks_first} acks: {err.decode()}")
     time.sleep(delay)  # the kill must land at an arbitrary moment of the save loop
     os.kill(writer.pid, signal.SIGKILL)
     out, err = writer.communicate()
     assert writer.returncode == -signal.SIGKILL, f"the writer died on its own: {err.decode()}"
     _wait_for_group(writer.pid)
-    return _killed(first, out)
+    return _killed(first, acked + out)
+
+
+# Only ends a wait for a writer that hangs; no write is expected to take that long.
+LINE_DEADLINE = 60.0
+
+
+def _line(writer: subprocess.Popen[bytes], what: str) -> bytes:
+    """The writer's next stdout line, read byte by byte (``b""`` at end of file)."""
+    assert writer.stdout is not None
+    fd = writer.stdout.fileno()
+    end = time.monotonic() + LINE_DEADLINE
+    line = b""
+    while not line.endswith(b"\n"):
+        if not select.select([fd], [], [], max(0.0, end - time.monotonic()))[0]:
+            writer.kill()
+            _, err = writer.communicate()
+            raise AssertionError(f"no {what} from the writer in {LINE_DEADLINE:.0f} s: {err!r}")
+        byte = os.read(fd, 1)
+        if not byte:
+            break
+        line += byte
+    return line
 
 
 def run_until_death(mode: str, path: Path, phase: str, module: str = "tests.killwriter") -> Killed:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,6 +16,7 @@ from syncdesk.services.sandbox.demo.scenario import demo_scenario
 from syncdesk.services.sandbox.server import Sandbox
 from syncdesk.services.sync.session import SyncOptions, open_sync
 from syncdesk.tui.app import SyncDeskApp
+from tests.waiting import until_screen as until_screen  # re-exported: Pilot tests import it here
 
 PR_NUMBER = 4242
 
@@ -45,13 +45,3 @@ def pr_app(world: DemoFacts, sandbox: Sandbox, number: int | None = PR_NUMBER) -
     link = sandbox_link(sandbox, number)
     options = SyncOptions(repo=world.repo, head=world.sync_branch)
     return SyncDeskApp(open_sync(options, user_config=Path("/nonexistent")), github=lambda: link)
-
-
-async def until_screen(pilot: Any, what: type) -> Any:
-    """Wait until ``what`` is on top (a worker may still be waiting on it)."""
-    for _ in range(400):
-        if isinstance(pilot.app.screen, what):
-            await pilot.pause()
-            return pilot.app.screen
-        await pilot.pause(0.02)
-    raise AssertionError(f"no {what.__name__}: {[n.message for n in pilot.app._notifications]}")

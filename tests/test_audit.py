@@ -22,7 +22,7 @@ from syncdesk.services.audit.lost_lines import (
     CLASS_ORDER,
     Audit,
     Classification,
-    Finding,
+    LostLine,
     audit_sync,
     raw_findings,
 )
@@ -31,6 +31,7 @@ from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.errors import Cancelled
 from syncdesk.services.git.runner import Git
+from syncdesk.services.progress import Steps
 from tests.conflictrepo import build_conflicts
 from tests.gitrepo import GitRepo
 
@@ -246,7 +247,7 @@ def crafted_audit(crafted: Crafted) -> Audit:
     return audit_sync(Git(crafted.path), crafted.dev_base, crafted.slice_tip, crafted.head)
 
 
-def by_raw(audit: Audit, raw: bytes) -> Finding:
+def by_raw(audit: Audit, raw: bytes) -> LostLine:
     (finding,) = [f for f in audit.findings if f.raw == raw]
     return finding
 
@@ -342,7 +343,11 @@ def test_restore_plan_on_the_crafted_accident(crafted: Crafted, crafted_audit: A
 def test_cancelling_stops_the_audit(crafted: Crafted):
     with pytest.raises(Cancelled):
         audit_sync(
-            Git(crafted.path), crafted.dev_base, crafted.slice_tip, crafted.head, lambda: True
+            Git(crafted.path),
+            crafted.dev_base,
+            crafted.slice_tip,
+            crafted.head,
+            Steps(cancelled=lambda: True),
         )
 
 

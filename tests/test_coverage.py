@@ -216,17 +216,19 @@ def test_a_timeout_and_a_closed_port_are_reasons() -> None:
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(1)  # accepts the connection, never answers
+    # Bound but never listening: connections are refused, and while it stays
+    # bound no other process (another test worker's server) can take the port.
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))
     closed_port = closed.getsockname()[1]
-    closed.close()
     try:
         silent_url = f"http://127.0.0.1:{silent.getsockname()[1]}"
         slow = fetch_compare(silent_url, "o", "r", 5, None, timeout=0.3)
+        gone = fetch_compare(f"http://127.0.0.1:{closed_port}", "o", "r", 5, None, timeout=2)
     finally:
         silent.close()
+        closed.close()
     assert slow.payload is None and "did not answer" in slow.reason
-    gone = fetch_compare(f"http://127.0.0.1:{closed_port}", "o", "r", 5, None, timeout=2)
     assert gone.payload is None and "could not reach Codecov" in gone.reason
 
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from syncdesk.services.demo.facts import ConflictFact, DemoFacts, WorldSpec
-from syncdesk.services.demo.plumbing import conflict_type
+from syncdesk.services.conflicts.merge_tree import group_conflicts, parse_merge_tree
+from syncdesk.services.demo.facts import ConflictFact, DemoBuildError, DemoFacts, WorldSpec
 from syncdesk.services.demo.world import BUILDER_VERSION, DEMO_SYNC_BRANCH, build_world
+from syncdesk.services.errors import ServiceError
 from syncdesk.services.sync.config import DEFAULT_KEEP_DEV
 
 BOT = "github-actions[bot]"
@@ -45,14 +46,8 @@ def blob(repo: Path, rev: str, path: str) -> str | None:
 def merge_tree(repo: Path, ours: str, theirs: str) -> tuple[int, dict[str, str], str]:
     """(exit status, {path: conflict type}, tree) from ``git merge-tree --write-tree -z``."""
     result = git(repo, "merge-tree", "--write-tree", "-z", ours, theirs, ok=(0, 1))
-    fields = result.stdout.split("\0")
-    stages: dict[str, set[int]] = {}
-    for entry in fields[1:]:
-        if not entry:
-            break
-        info, path = entry.split("\t", 1)
-        stages.setdefault(path, set()).add(int(info.split()[2]))
-    return result.returncode, {p: conflict_type(s) for p, s in stages.items()}, fields[0]
+    found = parse_merge_tree(result.returncode, result.stdout.encode())
+    return result.returncode, {c.path: c.type for c in group_conflicts(found)}, found.tree
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +114,41 @@ def test_a_different_spec_or_version_or_missing_facts_rebuilds(tmp_path):
     (tmp_path / ".build-orphan" / "repo").mkdir(parents=True)
     assert build_world(tmp_path, small) == first
     assert not (tmp_path / ".build-orphan").exists()
+
+
+def test_the_machines_git_setup_cannot_change_the_world(
+    world: DemoFacts, tmp_path, monkeypatch: pytest.MonkeyPatch
+):
+    # What a git hook or a hostile shell leaves in the environment: config that
+    # would rewrite line endings and hooks, and an index and object store elsewhere.
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "objects").mkdir(parents=True)
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'core.autocrlf'='true'")
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "core.eol")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "crlf")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(elsewhere / "index"))
+    monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(elsewhere / "objects"))
+    facts = build_world(tmp_path / "sealed")
+    assert {**facts.to_json(), "repo": ""} == {**world.to_json(), "repo": ""}
+    assert [path.name for path in elsewhere.rglob("*")] == ["objects"]
+    for name in ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(name)
+    monkeypatch.delenv("GIT_OBJECT_DIRECTORY")
+    assert out(facts.repo, "status", "--porcelain", "--untracked-files=all") == ""
+    assert b"\r" not in (facts.repo / "pyproject.toml").read_bytes()
+
+
+def test_a_failing_git_is_a_demo_build_error(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'fatal: no git today' >&2\nexit 128\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    with pytest.raises(DemoBuildError, match="no git today") as raised:
+        build_world(tmp_path / "world")
+    assert isinstance(raised.value, ServiceError)
+    assert raised.value.title == "Demo world"
 
 
 def test_facts_round_trip_through_json(world: DemoFacts):

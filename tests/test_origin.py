@@ -23,6 +23,7 @@ from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.demo.world import build_world
 from syncdesk.services.errors import Cancelled, MissingRefError
 from syncdesk.services.git.runner import Git, GitResult
+from syncdesk.services.progress import Steps
 from syncdesk.services.review.advice import evidence_line, origin_summary, suggest_disposition
 from syncdesk.services.review.blame import map_range, merge_spans
 from syncdesk.services.review.models import (
@@ -209,7 +210,7 @@ def test_a_missing_ref_and_cancellation(world: DemoFacts) -> None:
     with pytest.raises(MissingRefError):
         classify(Git(world.repo), world, cited, head="no-such-branch")
     with pytest.raises(Cancelled):
-        classify(Git(world.repo), world, cited, cancelled=lambda: True)
+        classify(Git(world.repo), world, cited, steps=Steps(cancelled=lambda: True))
 
 
 # --- small repositories: the hard cases -------------------------------------------------

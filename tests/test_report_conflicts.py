@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.progress import Steps
 from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
 from tests.conflictrepo import build_conflicts
 from tests.syncrepo import build_sync_repo
@@ -102,7 +103,7 @@ def test_loading_reports_a_step_for_the_conflicts(tmp_path: Path) -> None:
     built = build_sync_repo(tmp_path / "r")
     session = open_sync(SyncOptions(repo=built.path, slice_size=5))
     steps: list[str] = []
-    report = load_report(session, progress=steps.append)
+    report = load_report(session, steps=Steps(steps.append))
     assert "Reading the conflicts" in steps
     assert report.conflicts is not None
     assert {c.path for c in report.conflicts.files} == set(built.conflicted)

@@ -63,3 +63,12 @@ def test_rich_markup_is_left_as_text():
 
 def test_decode_never_fails_on_invalid_utf8():
     assert decode(b"ok \x9b\xff") == "ok \ufffd\ufffd"
+
+
+def test_lone_surrogates_of_any_kind_never_break_the_sanitizers():
+    # JSON from a server can hold any lone surrogate; mixed with surrogateescape's
+    # (undecodable bytes) they used to make visible() and one_line() raise.
+    for text in ("\udc80\ud800", "a\ud800b", "\udfff\udc80", "x\udbff"):
+        assert "\ufffd" in visible(text)
+        assert "\ufffd" in one_line(text)
+        visible(text).encode("utf-8")  # printable to any UTF-8 terminal

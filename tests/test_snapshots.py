@@ -10,19 +10,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from syncdesk.screens.commit_screen import CommitScreen
+from syncdesk.screens.help_screen import HelpScreen
 from syncdesk.screens.preview_screen import PreviewScreen
+from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.screens.workspace_screen import WorkspaceScreen
+from syncdesk.services.decisions.models import Action, FileStatus
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.demo.world import build_world
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.conflict_list import ConflictList
+from syncdesk.tui.widgets.threeway import ThreeWayView
+from tests.waiting import saved, until, until_loaded, until_screen
 from tests.worlds import demo_session
 
 SIZE = (150, 45)
 
 
 async def _loaded(pilot: Any) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await until_loaded(pilot, SliceScreen)
 
 
 def test_slice_screen(snap_compare: Any, demo_facts: DemoFacts) -> None:
@@ -35,7 +41,7 @@ def test_commit_view(snap_compare: Any, demo_facts: DemoFacts) -> None:
     async def open_fourth_commit(pilot: Any) -> None:
         await _loaded(pilot)
         await pilot.press("down", "down", "down", "enter")
-        await _loaded(pilot)
+        await until_loaded(pilot, CommitScreen)
 
     app = SyncDeskApp(demo_session(demo_facts))
     assert snap_compare(app, terminal_size=SIZE, run_before=open_fourth_commit)
@@ -45,7 +51,7 @@ def test_help_screen(snap_compare: Any, demo_facts: DemoFacts) -> None:
     async def open_help(pilot: Any) -> None:
         await _loaded(pilot)
         await pilot.press("question_mark")
-        await pilot.pause()
+        await until_screen(pilot, HelpScreen)
 
     app = SyncDeskApp(demo_session(demo_facts))
     assert snap_compare(app, terminal_size=SIZE, run_before=open_help)
@@ -57,15 +63,28 @@ def _fresh_app(tmp_path: Path) -> SyncDeskApp:
     return SyncDeskApp(demo_session(facts))
 
 
-async def _workspace_on(pilot: Any, path: str, *keys: str) -> None:
+async def _workspace_on(pilot: Any, path: str, *keys: str) -> WorkspaceScreen:
     await _loaded(pilot)
     await pilot.press("c")
-    await _loaded(pilot)
-    files = pilot.app.screen.query_one(ConflictList)
+    screen = await until_loaded(pilot, WorkspaceScreen)
+    files = screen.query_one(ConflictList)
     files.focus()
     files.move_cursor(row=files.get_row_index(path))
-    await pilot.press("enter", *keys)
-    await _loaded(pilot)
+    await pilot.press("enter")
+    await until(
+        pilot,
+        lambda: screen.conflict is not None and screen.conflict.path == path,
+        f"{path} open",
+    )
+    if keys:
+        await pilot.press(*keys)
+    return screen
+
+
+def _hunk_action(screen: WorkspaceScreen, path: str, hunk: int) -> Action | None:
+    assert screen.state is not None
+    choice = screen.state.decisions(path).hunk(hunk)
+    return choice.action if choice is not None else None
 
 
 def test_conflict_workspace(snap_compare: Any, tmp_path: Path) -> None:
@@ -77,7 +96,14 @@ def test_conflict_workspace(snap_compare: Any, tmp_path: Path) -> None:
 
 def test_conflict_workspace_with_base_and_a_decision(snap_compare: Any, tmp_path: Path) -> None:
     async def run_before(pilot: Any) -> None:
-        await _workspace_on(pilot, "lumen/data/loader.py", "n", "m", "v")
+        path = "lumen/data/loader.py"
+        screen = await _workspace_on(pilot, path, "n", "m", "v")
+        view = screen.query_one(ThreeWayView)
+        await until(
+            pilot,
+            lambda: _hunk_action(screen, path, 1) is Action.MAIN and view.show_base,
+            "hunk 2 taken from main, the base shown",
+        )
 
     assert snap_compare(_fresh_app(tmp_path), terminal_size=(160, 45), run_before=run_before)
 
@@ -86,15 +112,25 @@ def test_repair_preview(snap_compare: Any, tmp_path: Path) -> None:
     async def run_before(pilot: Any) -> None:
         # Main for the first hunk, dev for the second (the demo recorded the
         # opposite), approved; then W shows the repair it would write.
-        await _workspace_on(pilot, "lumen/data/loader.py", "m", "n", "d", "a")
-        await pilot.press("escape")
+        path = "lumen/data/loader.py"
+        screen = await _workspace_on(pilot, path, "m", "n", "d", "a")
+        await until(
+            pilot,
+            lambda: (
+                screen.state is not None
+                and screen.state.decisions(path).status is FileStatus.APPROVED
+            ),
+            f"{path} approved",
+        )
+        await saved(screen.persister)  # W reads the approval from disk
+        slice_screen = pilot.app.screen_stack[-2]
+        assert isinstance(slice_screen, SliceScreen)
+        before = slice_screen.report
+        await pilot.press("escape")  # the Slice screen reads the branch again
+        await until(pilot, lambda: slice_screen.report is not before, "the slice read again")
         await _loaded(pilot)
         await pilot.press("W")
-        for _ in range(400):
-            if isinstance(pilot.app.screen, PreviewScreen):
-                break
-            await pilot.pause(0.02)
-        await pilot.pause()
+        await until_screen(pilot, PreviewScreen)
 
     assert snap_compare(_fresh_app(tmp_path), terminal_size=(140, 40), run_before=run_before)
 
@@ -117,14 +153,11 @@ def test_findings_screen(snap_compare: Any, tmp_path: Path) -> None:
         async def run_before(pilot: Any) -> None:
             await _loaded(pilot)
             await pilot.press("f")
-            for _ in range(400):
-                screen = pilot.app.screen
-                if isinstance(screen, FindingsScreen) and screen.data is not None:
-                    break
-                await pilot.pause(0.02)
-            table = pilot.app.screen.query_one(FindingsTable)
+            screen = await until_loaded(pilot, FindingsScreen)
+            table = screen.query_one(FindingsTable)
             table.move_cursor(row=table.get_row_index("F8"))
-            await pilot.pause()
+            detail = screen.query_one("#finding-detail")
+            await until(pilot, lambda: str(detail.render()).startswith("F8 "), "F8 in the detail")
 
         app = SyncDeskApp(demo_session(facts), github=lambda: link)
         assert snap_compare(app, terminal_size=(160, 45), run_before=run_before)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from syncdesk.services.errors import Cancelled, MissingRefError
+from syncdesk.services.progress import Steps
 from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
 from tests.syncrepo import build_sync_repo
 
@@ -13,7 +14,7 @@ def test_progress_is_reported_between_steps(tmp_path):
     built = build_sync_repo(tmp_path / "r")
     session = open_sync(SyncOptions(repo=built.path, slice_size=5))
     steps: list[str] = []
-    report = load_report(session, progress=steps.append)
+    report = load_report(session, steps=Steps(steps.append))
     assert len(steps) >= 4
     assert len(set(steps)) == len(steps)
     assert report.anatomy.ok
@@ -24,7 +25,7 @@ def test_cancelling_stops_before_the_next_step(tmp_path):
     session = open_sync(SyncOptions(repo=built.path, slice_size=5))
     steps: list[str] = []
     with pytest.raises(Cancelled):
-        load_report(session, progress=steps.append, cancelled=lambda: len(steps) >= 2)
+        load_report(session, steps=Steps(steps.append, lambda: len(steps) >= 2))
     assert len(steps) == 2
 
 

@@ -6,43 +6,63 @@ from typing import Any
 
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.findings_screen import FindingsScreen
+from syncdesk.screens.note_screen import NoteScreen
 from syncdesk.screens.reply_screen import ReplyPreviewScreen
+from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.git.atomic import locked, make_directory
 from syncdesk.services.git.runner import Git
-from syncdesk.services.review.dispositions import load_book
+from syncdesk.services.review.dispositions import book_path, load_book
 from syncdesk.services.review.models import Disposition
 from syncdesk.services.sandbox.server import Sandbox
 from syncdesk.tui.widgets.findings_table import FindingsTable
-from tests.prworld import pr_app, until_screen
+from tests.prworld import pr_app
+from tests.waiting import until, until_loaded, until_screen, until_toast
 
 SIZE = (160, 45)
 
 
 async def _findings(pilot: Any) -> FindingsScreen:
-    await pilot.app.workers.wait_for_complete()
+    await until_loaded(pilot, SliceScreen)
     await pilot.press("f")
-    screen: FindingsScreen = await until_screen(pilot, FindingsScreen)
-    for _ in range(400):
-        if screen.data is not None:
-            break
-        await pilot.pause(0.02)
-    await pilot.pause()
-    assert screen.data is not None
+    screen = await until_loaded(pilot, FindingsScreen)
+    assert screen.data is not None, str(screen.query_one("#findings-loading Label").render())
     return screen
 
 
+def _detail(screen: FindingsScreen) -> str:
+    return str(screen.query_one("#finding-detail").render())
+
+
 async def _select(pilot: Any, screen: FindingsScreen, finding_id: str) -> None:
+    """Put the cursor on ``finding_id``; wait until the detail pane shows it."""
     table = screen.query_one(FindingsTable)
     table.focus()
     table.move_cursor(row=table.get_row_index(finding_id))
-    await pilot.pause()
+    await until(
+        pilot,
+        lambda: _detail(screen).split("\n")[0].split(" · ")[0].strip() == finding_id,
+        f"{finding_id} in the detail pane",
+    )
+
+
+async def _decided(
+    pilot: Any, screen: FindingsScreen, finding_id: str, disposition: Disposition, note: str = ""
+) -> None:
+    """Wait until the screen shows ``finding_id`` decided so (shown once it is saved)."""
+
+    def shown() -> bool:
+        decision = screen.data.decision(finding_id) if screen.data is not None else None
+        return decision is not None and (decision.disposition, decision.note) == (disposition, note)
+
+    await until(pilot, shown, f"{finding_id} decided {disposition.value} {note!r}")
 
 
 async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
     pr_world: DemoFacts, pr_sandbox: Sandbox
 ) -> None:
     world, sandbox = pr_world, pr_sandbox
-    async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
+    async with pr_app(world, sandbox).run_test(size=SIZE, notifications=True) as pilot:
         screen = await _findings(pilot)
         data = screen.data
         assert data is not None
@@ -52,13 +72,16 @@ async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
         detail = str(screen.query_one("#finding-detail").render())
         assert "repair" in detail  # the cited lines are annotated by origin
         await pilot.press("m")  # F8: the maintainer overrides the suggestion
+        await _decided(pilot, screen, "F8", Disposition.FIX_ON_MAIN)
         await _select(pilot, screen, "F6")
         await pilot.press("x")
+        # n edits the note of the disposition shown: press it once F6 shows Closed.
+        await _decided(pilot, screen, "F6", Disposition.CLOSED)
         await pilot.press("n")
-        await pilot.pause(0.2)
+        await until_screen(pilot, NoteScreen)
         await pilot.press(*"moved upstream")
         await pilot.press("ctrl+s")
-        await pilot.pause(0.3)
+        await _decided(pilot, screen, "F6", Disposition.CLOSED, "moved upstream")
         await pilot.press("R")
         preview = await until_screen(pilot, ReplyPreviewScreen)
         text = str(preview.query_one("#reply-text").render())
@@ -66,20 +89,16 @@ async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
         await pilot.press("p")
         await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
+        await until_toast(pilot, "Posted the reply")
         await until_screen(pilot, FindingsScreen)
-        for _ in range(200):
-            if [w for w in sandbox.writes if w["method"] == "POST"]:
-                break
-            await pilot.pause(0.02)
         # A second press finds the first post: nothing is sent again.
         await pilot.press("R")
         await until_screen(pilot, ReplyPreviewScreen)
         await pilot.press("p")
         await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
+        again = await until_toast(pilot, "nothing was sent again")
         await until_screen(pilot, FindingsScreen)
-        await pilot.pause(0.5)
-        messages = [n.message for n in pilot.app._notifications]
     posts = [w for w in sandbox.writes if w["method"] == "POST"]
     assert len(posts) == 1, posts
     body = posts[0]["body"]["body"]
@@ -88,7 +107,7 @@ async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
     f6 = next(line for line in body.splitlines() if line.startswith("| F6"))
     assert "Closed" in f6
     assert "- F6: moved upstream" in body
-    assert any(m.startswith("Already posted") for m in messages), messages
+    assert "was already posted" in again, again
     assert not [r for r in sandbox.requests if r["status"] == 404]
     book = load_book(Git(world.repo), "lumen-ai/lumen", 4242)
     assert book.decisions["F8"].disposition is Disposition.FIX_ON_MAIN
@@ -97,13 +116,37 @@ async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
 
 async def test_decisions_survive_a_restart(pr_world: DemoFacts, pr_sandbox: Sandbox) -> None:
     world, sandbox = pr_world, pr_sandbox
-    async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
+    async with pr_app(world, sandbox).run_test(size=SIZE, notifications=True) as pilot:
         screen = await _findings(pilot)
         await _select(pilot, screen, "F7")
         await pilot.press("h")
-        await pilot.pause(0.3)
-    async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
+        await _decided(pilot, screen, "F7", Disposition.FIX_HERE)  # shown once saved
+    async with pr_app(world, sandbox).run_test(size=SIZE, notifications=True) as pilot:
         screen = await _findings(pilot)
         assert screen.data is not None
         decided = screen.data.decision("F7")
         assert decided is not None and decided.disposition is Disposition.FIX_HERE
+
+
+async def test_a_note_written_right_after_a_key_goes_with_that_key(
+    pr_world: DemoFacts, pr_sandbox: Sandbox
+) -> None:
+    # Another syncdesk holds the findings file's lock, so "x" is still waiting to be
+    # saved when "n" is pressed: the note must go with "x", not with what the
+    # screen showed before the saver reported "x" saved.
+    path = book_path(Git(pr_world.repo), "lumen-ai/lumen", 4242)
+    async with pr_app(pr_world, pr_sandbox).run_test(size=SIZE) as pilot:
+        screen = await _findings(pilot)
+        await _select(pilot, screen, "F6")
+        make_directory(path.parent)
+        with locked(path.with_name(path.name + ".lock")):
+            await pilot.press("x", "n")
+            await until_screen(pilot, NoteScreen)
+            await pilot.press(*"gone", "ctrl+s")
+            await until_screen(pilot, FindingsScreen)
+        await _decided(pilot, screen, "F6", Disposition.CLOSED, "gone")
+    book = load_book(Git(pr_world.repo), "lumen-ai/lumen", 4242)
+    assert (book.decisions["F6"].disposition, book.decisions["F6"].note) == (
+        Disposition.CLOSED,
+        "gone",
+    )

@@ -19,14 +19,14 @@ from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.sync_summary import SyncSummary
 from tests.gitrepo import GitRepo
+from tests.waiting import until, until_loaded, until_palette_offers, until_screen
 from tests.worlds import demo_session
 
 SIZE = (150, 45)
 
 
-async def _loaded(pilot: Any) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+async def _loaded(pilot: Any) -> SliceScreen:
+    return await until_loaded(pilot, SliceScreen)
 
 
 def _summary_text(app: SyncDeskApp) -> str:
@@ -37,7 +37,6 @@ async def test_slice_screen_lists_the_slice_and_the_verdict(demo_facts: DemoFact
     app = SyncDeskApp(demo_session(demo_facts))
     async with app.run_test(size=SIZE) as pilot:
         await _loaded(pilot)
-        assert isinstance(app.screen, SliceScreen)
         table = app.screen.query_one(SliceTable)
         keys = [row.value for row in table.rows]
         assert keys == list(demo_facts.slice)
@@ -57,19 +56,18 @@ async def test_enter_opens_the_commit_and_escape_returns(demo_facts: DemoFacts) 
     async with app.run_test(size=SIZE) as pilot:
         await _loaded(pilot)
         await pilot.press("down", "down", "enter")
-        await _loaded(pilot)
-        assert isinstance(app.screen, CommitScreen)
-        assert app.screen.sha == demo_facts.slice[2]
-        details = app.screen.details
+        commit = await until_loaded(pilot, CommitScreen)
+        assert commit.sha == demo_facts.slice[2]
+        details = commit.details
         assert details is not None
-        message = str(app.screen.query_one("#commit-message").render())
+        message = str(commit.query_one("#commit-message").render())
         subject = details.message.splitlines()[0]
         assert subject in message
-        files = app.screen.query_one("#commit-files", DataTable)
+        files = commit.query_one("#commit-files", DataTable)
         assert files.row_count == len(details.files) > 0
         await pilot.press("escape")
-        assert isinstance(app.screen, SliceScreen)
-        assert app.screen.query_one(SliceTable).cursor_row == 2
+        back = await until_screen(pilot, SliceScreen)
+        assert back.query_one(SliceTable).cursor_row == 2
 
 
 async def test_help_lists_every_binding_of_the_screen(demo_facts: DemoFacts) -> None:
@@ -77,21 +75,25 @@ async def test_help_lists_every_binding_of_the_screen(demo_facts: DemoFacts) -> 
     async with app.run_test(size=SIZE) as pilot:
         await _loaded(pilot)
         await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        table = app.screen.query_one(DataTable)
+        help_screen = await until_screen(pilot, HelpScreen)
+        table = help_screen.query_one(DataTable)
         actions = {str(table.get_row_at(i)[1]) for i in range(table.row_count)}
         assert {"Open commit", "Reload", "Help", "Quit"} <= actions
         await pilot.press("escape")
-        assert isinstance(app.screen, SliceScreen)
+        await until_screen(pilot, SliceScreen)
 
 
 async def test_reload_reads_the_branch_again(demo_facts: DemoFacts) -> None:
     app = SyncDeskApp(demo_session(demo_facts))
     async with app.run_test(size=SIZE) as pilot:
-        await _loaded(pilot)
+        screen = await _loaded(pilot)
+        first = screen.report
+        assert first is not None
         await pilot.press("r")
+        # Read again: a new report is shown, and the spinner is gone.
+        await until(pilot, lambda: screen.report is not first, "the slice read again")
         await _loaded(pilot)
-        assert app.screen.query_one(SliceTable).row_count == len(demo_facts.slice)
+        assert screen.query_one(SliceTable).row_count == len(demo_facts.slice)
 
 
 HOSTILE_SUBJECT = (
@@ -127,10 +129,9 @@ async def test_untrusted_subjects_and_names_are_shown_literally(tmp_path: Path) 
         assert author_cell.plain.startswith("[red]Mallory^[[")
         await pilot.click(SliceTable, offset=(30, 1))
         await pilot.press("enter")
-        await _loaded(pilot)
+        commit = await until_loaded(pilot, CommitScreen)
         assert app.is_running
-        assert isinstance(app.screen, CommitScreen)
-        message = str(app.screen.query_one("#commit-message").render())
+        message = str(commit.query_one("#commit-message").render())
         assert HOSTILE_SHOWN in message
         screenshot = app.export_screenshot()
         assert "\x1b" not in screenshot
@@ -163,8 +164,7 @@ async def test_the_command_palette_runs_the_screen_actions(demo_facts: DemoFacts
         await pilot.press("down")
         await pilot.press("ctrl+p")
         await pilot.press(*"open commit")
-        await pilot.pause(0.3)
+        await until_palette_offers(pilot, "Open commit")
         await pilot.press("enter")
-        await _loaded(pilot)
-        assert isinstance(app.screen, CommitScreen)
-        assert app.screen.sha == demo_facts.slice[1]
+        commit = await until_loaded(pilot, CommitScreen)
+        assert commit.sha == demo_facts.slice[1]

@@ -5,36 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.screens.status_screen import StatusScreen
 from syncdesk.screens.text_preview_screen import TextPreviewScreen
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.sandbox.demo.scenario import demo_scenario
 from syncdesk.services.sandbox.server import Sandbox
-from tests.prworld import pr_app, until_screen
+from tests.prworld import pr_app
+from tests.waiting import until_loaded, until_screen, until_toast
 
 SIZE = (160, 60)
 
 
 async def _status(pilot: Any) -> tuple[StatusScreen, str]:
-    await pilot.app.workers.wait_for_complete()
+    await until_loaded(pilot, SliceScreen)
     await pilot.press("s")
-    screen: StatusScreen = await until_screen(pilot, StatusScreen)
-    for _ in range(400):
-        if screen.data is not None:
-            break
-        await pilot.pause(0.02)
-    await pilot.pause()
+    screen = await until_loaded(pilot, StatusScreen)
+    assert screen.data is not None, str(screen.query_one("#status-loading Label").render())
     return screen, str(screen.query_one("#status-text").render())
-
-
-async def _posted(pilot: Any, sandbox: Sandbox, count: int) -> list[dict[str, Any]]:
-    for _ in range(200):
-        posts = [w for w in sandbox.writes if w["method"] == "POST"]
-        if len(posts) >= count:
-            break
-        await pilot.pause(0.02)
-    await pilot.pause(0.2)
-    return [w for w in sandbox.writes if w["method"] == "POST"]
 
 
 async def test_status_shows_dco_coverage_checks_and_the_description_check(
@@ -42,7 +30,7 @@ async def test_status_shows_dco_coverage_checks_and_the_description_check(
 ) -> None:
     world, sandbox = pr_world, pr_sandbox
     notes = demo_scenario(world).notes
-    async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
+    async with pr_app(world, sandbox).run_test(size=SIZE, notifications=True) as pilot:
         _, text = await _status(pilot)
         for sha in notes["dco_failing"]:
             assert str(sha)[:10] in text
@@ -66,25 +54,26 @@ async def test_the_override_request_and_the_ci_trigger_are_each_posted_once(
     pr_world: DemoFacts, pr_sandbox: Sandbox
 ) -> None:
     world, sandbox = pr_world, pr_sandbox
-    async with pr_app(world, sandbox).run_test(size=SIZE) as pilot:
+    async with pr_app(world, sandbox).run_test(size=SIZE, notifications=True) as pilot:
         await _status(pilot)
         previewed = []
-        for _ in range(2):  # the second time finds the first post
+        said = []
+        # Each is pressed twice: the second time finds the first post.
+        for outcome in ("Posted the DCO override request", "override request was already posted"):
             await pilot.press("o")
             preview = await until_screen(pilot, TextPreviewScreen)
             previewed.append(preview._text)
             await pilot.press("p")
             await until_screen(pilot, ConfirmScreen)
             await pilot.press("y")
+            said.append(await until_toast(pilot, outcome))
             await until_screen(pilot, StatusScreen)
-            await _posted(pilot, sandbox, 1)
-        for _ in range(2):
+        for outcome in ("Posted the CI trigger", "CI trigger was already posted"):
             await pilot.press("t")
             await until_screen(pilot, ConfirmScreen)
             await pilot.press("y")
+            said.append(await until_toast(pilot, outcome))
             await until_screen(pilot, StatusScreen)
-            await _posted(pilot, sandbox, 2)
-        messages = [n.message for n in pilot.app._notifications]
     posts = [w for w in sandbox.writes if w["method"] == "POST"]
     assert len(posts) == 2, posts
     override, trigger = (p["body"]["body"] for p in posts)
@@ -96,4 +85,4 @@ async def test_the_override_request_and_the_ci_trigger_are_each_posted_once(
     for sha in demo_scenario(world).notes["dco_failing"]:
         assert str(sha)[:7] in override
     assert trigger.splitlines()[0] == f"/ok to test {world.repair}"
-    assert sum("already posted" in m for m in messages) == 2, messages
+    assert sum("already posted" in m for m in said) == 2, said

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from textual.widgets import TextArea
 
+from syncdesk.screens.edit_hunk_screen import EditHunkScreen
+from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.screens.workspace_screen import WorkspaceScreen
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.carryover import ResolutionStore
 from syncdesk.services.decisions.learn import learn_branch
@@ -18,6 +22,7 @@ from syncdesk.services.sync.session import SyncOptions, open_sync
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.threeway import ThreeWayView
+from tests.waiting import saved, until, until_loaded, until_screen
 
 SIZE = (160, 45)
 FILE = "lumen/data/loader.py"  # two hunks in the demo world
@@ -30,16 +35,10 @@ def _app(facts: DemoFacts) -> SyncDeskApp:
     return SyncDeskApp(session)
 
 
-async def _settle(pilot: Any) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 async def _open_workspace(pilot: Any) -> Any:
-    await _settle(pilot)
+    await until_loaded(pilot, SliceScreen)
     await pilot.press("c")
-    await _settle(pilot)
-    return pilot.app.screen
+    return await until_loaded(pilot, WorkspaceScreen)
 
 
 async def _open_file(pilot: Any, screen: Any, path: str) -> None:
@@ -47,7 +46,13 @@ async def _open_file(pilot: Any, screen: Any, path: str) -> None:
     files.focus()
     files.move_cursor(row=files.get_row_index(path))
     await pilot.press("enter")
-    await pilot.pause()
+    await until(
+        pilot, lambda: _open_path(screen) == path, lambda: f"{path} open, not {_open_path(screen)}"
+    )
+
+
+def _open_path(screen: Any) -> str | None:
+    return screen.conflict.path if screen.conflict is not None else None
 
 
 def _result_lines(screen: Any, hunk: int) -> list[str]:
@@ -55,6 +60,21 @@ def _result_lines(screen: Any, hunk: int) -> list[str]:
     return [
         row.result.text for row in view.rows if row.hunk == hunk and row.result.text is not None
     ]
+
+
+def _hunk_action(screen: Any, path: str, hunk: int) -> Action | None:
+    choice = screen.state.decisions(path).hunk(hunk)
+    return choice.action if choice is not None else None
+
+
+async def _shows(pilot: Any, screen: Any, hunk: int, lines: Sequence[str]) -> None:
+    """Wait until the result pane shows ``lines`` for ``hunk`` (a key's decision drawn)."""
+    expected = list(lines)
+    await until(
+        pilot,
+        lambda: _result_lines(screen, hunk) == expected,
+        lambda: f"hunk {hunk} showing {expected}, not {_result_lines(screen, hunk)}",
+    )
 
 
 async def test_every_conflict_is_listed_with_its_type(tmp_path: Path) -> None:
@@ -75,30 +95,35 @@ async def test_resolve_hunk_by_hunk_undo_approve_and_resume(tmp_path: Path) -> N
         assert conflict.path == FILE
         first, second = conflict.hunks
         await pilot.press("d")
-        assert _result_lines(screen, 0) == list(first.dev)
+        await _shows(pilot, screen, 0, first.dev)
         await pilot.press("n", "m")
-        assert _result_lines(screen, 1) == list(second.main)
+        await _shows(pilot, screen, 1, second.main)
         await pilot.press("u")
-        assert _result_lines(screen, 1) == list(second.union)
+        await _shows(pilot, screen, 1, second.union)
         await pilot.press("U")
-        assert _result_lines(screen, 1) == list(second.union_main_first)
+        await _shows(pilot, screen, 1, second.union_main_first)
         await pilot.press("b")
-        assert _result_lines(screen, 1) == list(second.base)
+        await _shows(pilot, screen, 1, second.base)
         await pilot.press("z")  # undo: back to main-then-dev
-        assert _result_lines(screen, 1) == list(second.union_main_first)
+        await _shows(pilot, screen, 1, second.union_main_first)
         await pilot.press("y")  # redo: base again
-        assert _result_lines(screen, 1) == list(second.base)
+        await _shows(pilot, screen, 1, second.base)
         await pilot.press("e")
-        await pilot.pause()
-        area = pilot.app.screen.query_one(TextArea)
-        area.text = "resolved_by_hand = True\n"
+        editor = await until_screen(pilot, EditHunkScreen)
+        editor.query_one(TextArea).text = "resolved_by_hand = True\n"
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert _result_lines(screen, 1) == ["resolved_by_hand = True\n"]
+        await _shows(pilot, screen, 1, ["resolved_by_hand = True\n"])
         await pilot.press("a")  # approve, and go on to the next unresolved file
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                screen.state.decisions(FILE).status is FileStatus.APPROVED
+                and screen.state.cursor.path != FILE
+            ),
+            f"{FILE} approved and the next file open",
+        )
         moved_to = screen.state.cursor.path
-        assert moved_to != FILE
+        await saved(screen.persister)  # every decision on disk before the restart
         await pilot.press("escape")
     # A new app on the same repository resumes exactly there, with every decision.
     async with _app(facts).run_test(size=SIZE) as pilot:
@@ -121,13 +146,21 @@ async def test_whole_file_choice_for_a_modify_delete(tmp_path: Path) -> None:
         conflict = screen.conflict
         assert conflict.whole_file_only
         await pilot.press("D")
-        await _settle(pilot)
+        await until(
+            pilot,
+            lambda: screen.state.decisions(conflict.path).whole_file is not None,
+            "the whole file decided",
+        )
         choice = screen.state.decisions(conflict.path).whole_file
         expected = Action.DELETED if conflict.dev_blob is None else Action.DEV
         assert choice is not None
         assert choice.action is expected
         await pilot.press("z")
-        assert screen.state.decisions(conflict.path).whole_file is None
+        await until(
+            pilot,
+            lambda: screen.state.decisions(conflict.path).whole_file is None,
+            "the whole-file decision undone",
+        )
 
 
 async def test_an_accident_found_by_the_audit_is_restored_with_one_key(tmp_path: Path) -> None:
@@ -141,14 +174,18 @@ async def test_an_accident_found_by_the_audit_is_restored_with_one_key(tmp_path:
         assert accidents
         finding = accidents[0]
         await pilot.press("x")  # to the hunk that lost it
+
+        def on_the_finding() -> object:
+            hunk = conflict.hunks[screen.state.cursor.hunk]
+            return hunk.dev_start <= finding.line < hunk.dev_start + len(hunk.dev)
+
+        await until(pilot, on_the_finding, f"the cursor on the hunk that lost line {finding.line}")
         hunk = conflict.hunks[screen.state.cursor.hunk]
-        assert hunk.dev_start <= finding.line < hunk.dev_start + len(hunk.dev)
         before = _result_lines(screen, hunk.index)
-        await pilot.press("R")
-        after = _result_lines(screen, hunk.index)
         lost = hunk.dev[finding.line - hunk.dev_start]
         assert lost not in before
-        assert lost in after
+        await pilot.press("R")
+        await until(pilot, lambda: lost in _result_lines(screen, hunk.index), f"{lost!r} restored")
         assert finding not in screen._accidents(conflict)
         choice = screen.state.decisions(FILE).hunk(hunk.index)
         assert choice is not None
@@ -172,10 +209,19 @@ async def test_an_accident_outside_the_hunks_is_restored_as_a_whole_file_edit(
         shown_before = [row.result.text for row in view.rows if row.result.text is not None]
         assert not any("logger.debug" in line for line in shown_before)
         await pilot.press("R")  # first the accident inside the current hunk
-        await _settle(pilot)
+        index = screen.state.cursor.hunk
+        await until(
+            pilot,
+            lambda: _hunk_action(screen, path, index) is Action.EDITED,
+            f"hunk {index} edited to restore its accident",
+        )
         assert screen.state.decisions(path).whole_file is None
         await pilot.press("R")  # then the one outside every hunk
-        await _settle(pilot)
+        await until(
+            pilot,
+            lambda: screen.state.decisions(path).whole_file is not None,
+            "the whole file edited to restore the accident outside the hunks",
+        )
         decisions = screen.state.decisions(path)
         assert decisions.whole_file is not None
         assert decisions.whole_file.action is Action.EDITED
@@ -184,9 +230,10 @@ async def test_an_accident_outside_the_hunks_is_restored_as_a_whole_file_edit(
         assert not any("logger.debug" in f.text for f in screen._accidents(conflict))
         # A hunk decided afterwards keeps the restored line around it.
         await pilot.press("d")
+        await _shows(pilot, screen, 0, conflict.hunks[0].dev)
         shown = [row.result.text for row in view.rows if row.result.text is not None]
         assert any("logger.debug" in line for line in shown)
-        assert _result_lines(screen, 0) == list(conflict.hunks[0].dev)
+        await saved(screen.persister)  # every decision on disk before the restart
     # After a restart the restored line is still known to be back: no accident listed.
     async with _app(facts).run_test(size=SIZE) as pilot:
         screen = await _open_workspace(pilot)
@@ -214,6 +261,9 @@ async def test_the_next_sync_is_offered_what_the_last_one_learned(tmp_path: Path
         badge = screen.query_one(ConflictList).get_cell(FILE, "badges")
         assert "↺" in badge.plain
         await pilot.press("s")
+        await until(
+            pilot, lambda: _hunk_action(screen, FILE, 0) is not None, "the suggestion taken"
+        )
         choice = screen.state.decisions(FILE).hunk(0)
         assert choice is not None
         assert choice.carried_from is not None

@@ -9,14 +9,16 @@ from typing import Any
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.preview_screen import PreviewScreen
 from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.screens.workspace_screen import WorkspaceScreen
 from syncdesk.services.conflicts.models import ConflictFile
+from syncdesk.services.decisions.models import FileStatus
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.demo.world import build_world
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.session import SyncOptions, open_sync
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.conflict_list import ConflictList
-from tests.prworld import until_screen
+from tests.waiting import saved, until, until_loaded, until_screen, until_toast
 
 SIZE = (160, 45)
 FILE = "lumen/data/loader.py"  # two hunks in the demo world
@@ -27,11 +29,6 @@ def _app(facts: DemoFacts, head: str | None = None) -> SyncDeskApp:
     return SyncDeskApp(open_sync(options, user_config=Path("/nonexistent")))
 
 
-async def _settle(pilot: Any) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 async def _write_through_preview(pilot: Any, answer: str = "y") -> None:
     """W, then w on the preview, then ``answer`` to the confirmation."""
     await pilot.press("W")
@@ -39,7 +36,12 @@ async def _write_through_preview(pilot: Any, answer: str = "y") -> None:
     await pilot.press("w")
     await until_screen(pilot, ConfirmScreen)
     await pilot.press(answer)
-    await pilot.pause()
+
+
+async def _written(pilot: Any) -> SliceScreen:
+    """Wait for the write's notification, then for the Slice screen to read the branch again."""
+    await until_toast(pilot, "Repair written")
+    return await until_loaded(pilot, SliceScreen)
 
 
 def _head(facts: DemoFacts) -> str:
@@ -60,18 +62,28 @@ async def _approve_main_then_dev(pilot: Any) -> ConflictFile:
 
     (The demo's recorded resolution is the other way round, so this changes the repair.)
     """
-    await _settle(pilot)
+    slice_screen = await until_loaded(pilot, SliceScreen)
     await pilot.press("c")
-    await _settle(pilot)
-    screen = pilot.app.screen
+    screen = await until_loaded(pilot, WorkspaceScreen)
     files = screen.query_one(ConflictList)
     files.focus()
     files.move_cursor(row=files.get_row_index(FILE))
     await pilot.press("enter", "m", "n", "d", "a")
-    await _settle(pilot)
-    conflict: ConflictFile = screen.data.conflicts.file(FILE)
-    await pilot.press("escape")
-    await _settle(pilot)
+    await until(
+        pilot,
+        lambda: (
+            screen.state is not None and screen.state.decisions(FILE).status is FileStatus.APPROVED
+        ),
+        f"{FILE} approved",
+    )
+    await saved(screen.persister)  # the Slice screen's W reads the approval from disk
+    assert screen.data is not None
+    conflict = screen.data.conflicts.file(FILE)
+    assert conflict is not None
+    before = slice_screen.report
+    await pilot.press("escape")  # back on the Slice screen, which reads the branch again
+    await until(pilot, lambda: slice_screen.report is not before, "the slice read again")
+    await until_loaded(pilot, SliceScreen)
     return conflict
 
 
@@ -79,7 +91,7 @@ async def test_an_approved_resolution_becomes_the_new_repair(tmp_path: Path) -> 
     facts = build_world(tmp_path / "world")
     before = _snapshot_of_work_tree(facts.repo)
     git = Git(facts.repo)
-    async with _app(facts).run_test(size=SIZE) as pilot:
+    async with _app(facts).run_test(size=SIZE, notifications=True) as pilot:
         conflict = await _approve_main_then_dev(pilot)
         slice_screen = pilot.app.screen
         assert isinstance(slice_screen, SliceScreen)
@@ -95,12 +107,11 @@ async def test_an_approved_resolution_becomes_the_new_repair(tmp_path: Path) -> 
         await pilot.press("w")
         await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
-        await _settle(pilot)
+        assert await _written(pilot) is slice_screen
 
         new_head = _head(facts)
         assert new_head != facts.repair
         assert git.text("rev-parse", f"{new_head}^").strip() == facts.merge
-        assert isinstance(pilot.app.screen, SliceScreen)
         report = slice_screen.report
         assert report is not None
         assert report.refs.head == new_head
@@ -120,7 +131,8 @@ async def test_an_approved_resolution_becomes_the_new_repair(tmp_path: Path) -> 
         await pilot.press("U")
         await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
-        await _settle(pilot)
+        await until_toast(pilot, "Undone")
+        await until_loaded(pilot, SliceScreen)
         assert _head(facts) == facts.repair
         assert slice_screen.report is not None
         assert slice_screen.report.anatomy.repair == facts.repair
@@ -129,31 +141,27 @@ async def test_an_approved_resolution_becomes_the_new_repair(tmp_path: Path) -> 
 
 async def test_saying_no_writes_nothing(tmp_path: Path) -> None:
     facts = build_world(tmp_path / "world")
-    async with _app(facts).run_test(size=SIZE) as pilot:
+    async with _app(facts).run_test(size=SIZE, notifications=True) as pilot:
         await _approve_main_then_dev(pilot)
         await _write_through_preview(pilot, "n")  # no: back on the preview
-        assert isinstance(pilot.app.screen, PreviewScreen)
+        await until_screen(pilot, PreviewScreen)
         await pilot.press("escape")
-        await _settle(pilot)
-        assert isinstance(pilot.app.screen, SliceScreen)
+        await until_toast(pilot, "Nothing was written")
+        await until_loaded(pilot, SliceScreen)
         assert _head(facts) == facts.repair
         assert not Git(facts.repo).text("for-each-ref", "refs/syncdesk/backup/")
 
 
 async def test_nothing_approved_means_nothing_to_write(tmp_path: Path) -> None:
     facts = build_world(tmp_path / "world")
-    async with _app(facts).run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+    async with _app(facts).run_test(size=SIZE, notifications=True) as pilot:
+        await until_loaded(pilot, SliceScreen)
         await pilot.press("W")
-        await _settle(pilot)
-        assert isinstance(pilot.app.screen, SliceScreen)
-        messages = [n.message for n in pilot.app._notifications]
-        assert any(m.startswith("nothing to write") for m in messages), messages
+        await until_toast(pilot, "nothing to write")
+        await until_loaded(pilot, SliceScreen)  # no preview: still on the Slice screen
         await pilot.press("U")
-        await _settle(pilot)
-        assert isinstance(pilot.app.screen, SliceScreen)
-        messages = [n.message for n in pilot.app._notifications]
-        assert any(m.startswith("nothing to undo") for m in messages), messages
+        await until_toast(pilot, "nothing to undo")
+        await until_loaded(pilot, SliceScreen)  # no question: still on the Slice screen
     assert _head(facts) == facts.repair
 
 
@@ -162,7 +170,7 @@ async def test_a_branch_moved_while_the_preview_was_open_is_not_overwritten(
 ) -> None:
     facts = build_world(tmp_path / "world")
     git = Git(facts.repo)
-    async with _app(facts).run_test(size=SIZE) as pilot:
+    async with _app(facts).run_test(size=SIZE, notifications=True) as pilot:
         await _approve_main_then_dev(pilot)
         await pilot.press("W")
         await until_screen(pilot, PreviewScreen)
@@ -173,9 +181,8 @@ async def test_a_branch_moved_while_the_preview_was_open_is_not_overwritten(
         await pilot.press("w")
         await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
-        await _settle(pilot)
-        messages = [n.message for n in pilot.app._notifications]
-        assert any("nothing was changed" in m for m in messages), messages
+        await until_toast(pilot, "nothing was changed")
+        await until_loaded(pilot, SliceScreen)
     assert _head(facts) == moved
 
 
@@ -186,15 +193,17 @@ async def test_push_sends_the_branch_with_a_lease_after_asking(tmp_path: Path) -
     git = Git(facts.repo)
     git.run(["remote", "add", "origin", str(remote)])
     git.run(["push", "--quiet", "origin", f"refs/heads/{facts.sync_branch}"])
-    async with _app(facts).run_test(size=SIZE) as pilot:
+    async with _app(facts).run_test(size=SIZE, notifications=True) as pilot:
         await _approve_main_then_dev(pilot)
         await _write_through_preview(pilot)
-        await _settle(pilot)
+        await _written(pilot)
         new_head = _head(facts)
+        assert new_head != facts.repair
         await pilot.press("P")
         confirm = await until_screen(pilot, ConfirmScreen)
         assert facts.repair[:12] in confirm._question  # names what it replaces
         await pilot.press("y")
-        await _settle(pilot)
+        await until_toast(pilot, "Pushed", "Push refused")
+        await until_loaded(pilot, SliceScreen)
     on_remote = Git(remote).text("rev-parse", f"refs/heads/{facts.sync_branch}").strip()
     assert on_remote == new_head

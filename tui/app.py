@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import platformdirs
 from rich.text import Text
@@ -55,13 +56,20 @@ class SyncDeskApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
-    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """The palette lists every action of the app and of the current screen."""
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The palette lists Textual's own commands, then every binding of the current screen.
+
+        Built from the screen's ``BINDINGS`` (along its class hierarchy), so a key
+        added to a screen is in the palette too, with its key as the help line.
+        """
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Help", "Show every key binding", self.action_help)
-        commands = getattr(screen, "palette_commands", None)
-        if callable(commands):
-            yield from commands()
+        yield SystemCommand("Help", "Show every key binding (?)", self.action_help)
+        for binding in screen_bindings(screen):
+            yield SystemCommand(
+                binding.description,
+                f"key {binding.key_display or binding.key}",
+                partial(screen.run_action, binding.action),
+            )
 
     def _fatal_error(self) -> None:
         # Textual's default crash report is a Rich traceback with show_locals=True,
@@ -79,6 +87,16 @@ class SyncDeskApp(App[None]):
         self.bell()
         self._exit_renderables.append(Text(f"syncdesk: internal error{where}"))
         self._close_messages_no_wait()
+
+
+def screen_bindings(screen: Screen[Any]) -> list[Binding]:
+    """The bindings ``screen``'s classes declare, with a description, each action once."""
+    found: dict[str, Binding] = {}
+    for cls in type(screen).__mro__:
+        for binding in vars(cls).get("BINDINGS", []):
+            if isinstance(binding, Binding) and binding.description:
+                found.setdefault(binding.action, binding)
+    return list(found.values())
 
 
 def _crash_log_path() -> Path:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -25,6 +24,7 @@ import platformdirs
 from syncdesk.services.conflicts.models import shown
 from syncdesk.services.errors import ServiceError
 from syncdesk.services.report.facts import to_json, to_markdown, to_text
+from syncdesk.services.report.serialize import to_json_text
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.session import (
     SyncOptions,
@@ -216,7 +216,7 @@ def _report_output(session: SyncSession, fmt: str, link: GitHubLink | None) -> s
             data |= findings_json(findings)
         if status is not None:
             data |= status_json(status)
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return to_json_text(data)
     text = to_markdown(report) if fmt == "markdown" else to_text(report)
     if findings is not None:
         text += findings_text(findings)
@@ -265,9 +265,7 @@ def _findings(args: argparse.Namespace) -> int:
         raise ServiceError(f"cannot read {one_line(args.text_file)}: {error.strerror}") from None
     findings = parse_text(data.decode("utf-8", errors="replace"))
     if args.format == "json":
-        sys.stdout.write(
-            json.dumps(findings_to_json(findings), indent=2, ensure_ascii=False) + "\n"
-        )
+        sys.stdout.write(to_json_text(findings_to_json(findings)))
     else:
         sys.stdout.write(findings_to_text(findings))
     return 0

@@ -35,7 +35,6 @@ so :func:`audit_sync` triages it, cheapest test first:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -49,8 +48,8 @@ from syncdesk.services.audit.lines import (
     squeeze,
 )
 from syncdesk.services.audit.sources import Snapshot, Touched, read_snapshot, slice_removals
-from syncdesk.services.errors import Cancelled
 from syncdesk.services.git.runner import Git
+from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sanitize import decode, one_line, visible
 
 
@@ -81,7 +80,7 @@ class RawFinding:
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
+class LostLine:
     """One triaged dev line that is missing from the result.
 
     ``path`` is the path as git names it (decoded as UTF-8): the key to find
@@ -129,7 +128,7 @@ class Audit:
     raw_files: int  # files with at least one raw finding
     ignored_trivial: int  # raw findings with no letter or digit
     ignored_binary: int  # raw findings in binary files
-    findings: tuple[Finding, ...]  # accidents first, then by class, path and line
+    findings: tuple[LostLine, ...]  # accidents first, then by class, path and line
 
     @property
     def counts(self) -> dict[Classification, int]:
@@ -138,11 +137,11 @@ class Audit:
         return {kind: found[kind] for kind in CLASS_ORDER}
 
     @property
-    def accidents(self) -> tuple[Finding, ...]:
+    def accidents(self) -> tuple[LostLine, ...]:
         """The probable accidents: the findings a maintainer must look at."""
         return tuple(f for f in self.findings if f.classification is Classification.ACCIDENT)
 
-    def in_file(self, path: str) -> tuple[Finding, ...]:
+    def in_file(self, path: str) -> tuple[LostLine, ...]:
         """The findings of one file, in line order."""
         return tuple(sorted((f for f in self.findings if f.path == path), key=lambda f: f.line))
 
@@ -184,21 +183,17 @@ def audit_sync(
     dev_base: str,
     slice_tip: str,
     head: str,
-    cancelled: Callable[[], bool] | None = None,
+    steps: Steps = QUIET,
 ) -> Audit:
     """The triaged preservation audit of the sync of ``slice_tip`` into ``dev_base``.
 
     ``head`` is the result to check: the sync branch's head (merge and
-    repair), or the merge commit itself. ``cancelled`` is polled between the
-    steps; :class:`~syncdesk.services.errors.Cancelled` is raised when it turns true.
+    repair), or the merge commit itself. ``steps`` is checked between the
+    steps, so a cancel stops it (:class:`~syncdesk.services.errors.Cancelled`).
     """
 
-    def step() -> None:
-        if cancelled is not None and cancelled():
-            raise Cancelled("the preservation audit was cancelled")
-
     snapshot = read_snapshot(git, dev_base, slice_tip, head)
-    step()
+    steps.check()
     lost_files = _lost_by_file(snapshot)
     pending: list[_Lost] = []
     ignored_trivial = ignored_binary = 0
@@ -210,9 +205,9 @@ def audit_sync(
         ignored_trivial += lost.total() - real.total()
         dev, result = snapshot.lines(touched.dev), snapshot.lines(touched.result)
         pending += (_Lost(touched.path, n, line) for n, line in place_lost(dev, result, real))
-    step()
+    steps.check()
     findings, unexplained = _moved_or_reformatted(snapshot, pending)
-    step()
+    steps.check()
     findings += _reflowed_or_removed(git, snapshot, unexplained, (dev_base, slice_tip))
     findings.sort(key=lambda f: (CLASS_ORDER.index(f.classification), f.path, f.line))
     return Audit(
@@ -236,22 +231,22 @@ def _finding(
     subject: str | None = None,
     other_path: str | None = None,
     evidence_line: int | None = None,
-) -> Finding:
+) -> LostLine:
     text = visible(decode(item.raw).rstrip())
-    return Finding(
+    return LostLine(
         item.path, item.line, text, item.raw, kind, commit, subject, other_path, evidence_line
     )
 
 
 def _moved_or_reformatted(
     snapshot: Snapshot, pending: list[_Lost]
-) -> tuple[list[Finding], list[_Lost]]:
+) -> tuple[list[LostLine], list[_Lost]]:
     """Classify the lines the result holds elsewhere or reformatted; return the rest."""
     gained = _gained_lines(snapshot, {item.raw for item in pending})
     wanted: dict[str, set[bytes]] = {}
     for item in pending:
         wanted.setdefault(item.path, set()).add(squeeze(item.raw))
-    findings: list[Finding] = []
+    findings: list[LostLine] = []
     unexplained: list[_Lost] = []
     squeezed: dict[str, dict[bytes, list[tuple[int, bytes]]]] = {}
     for item in pending:
@@ -306,9 +301,9 @@ def _gained_lines(snapshot: Snapshot, wanted: set[bytes]) -> dict[bytes, list[tu
 
 def _reflowed_or_removed(
     git: Git, snapshot: Snapshot, items: list[_Lost], the_slice: tuple[str, str]
-) -> list[Finding]:
+) -> list[LostLine]:
     """Classify the rest: reflowed by a formatter, removed by a slice commit, or an accident."""
-    findings: list[Finding] = []
+    findings: list[LostLine] = []
     by_path: dict[str, list[_Lost]] = {}
     for item in items:
         by_path.setdefault(item.path, []).append(item)

@@ -1,10 +1,12 @@
-"""Saving the workspace state off the UI thread, in order, at once.
+"""Saving decisions off the UI thread, in order, at once.
 
-Each decision produces a new state (and perhaps new blobs). The screen hands
-it to :class:`Persister`, which writes the blobs first and then the state
-file, atomically, on one background thread: decisions are saved in the order
-they were made, a later state never overwritten by an earlier one, and the
-event loop never waits for git or fsync.
+A maintainer's decision (a hunk resolution, a disposition) is saved the moment
+it is made, but the event loop must never wait for git or fsync. Each screen
+that decides owns one :class:`OrderedSaver`: one writer thread that runs
+durable work in the order it was handed in, so a later decision is never
+overwritten by an earlier one (``m`` then ``x`` on one finding ends as ``x``).
+:class:`Persister` is the workspace's: it writes a state's blobs first and
+then the state file, atomically.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import queue
 import threading
 from collections.abc import Callable
 from functools import partial
+from typing import Any, TypeVar
 
 from syncdesk.services.decisions.models import SyncState
 from syncdesk.services.decisions.store import save_state
@@ -21,55 +24,52 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import write_blob
 from syncdesk.services.sanitize import one_line
 
-_STOP = object()
+T = TypeVar("T")
+# A queued job and what receives its result.
+_Job = tuple[Callable[[], Any], Callable[[Any], object] | None]
 
 
-class Persister:
-    """One writer thread; ``on_error`` is called (from that thread) with a one-line message."""
+class OrderedSaver:
+    """One writer thread for durable work; ``on_error`` gets (on that thread) a one-line message.
 
-    def __init__(self, git: Git, on_error: Callable[[str], None]) -> None:
-        self._git = git
+    ``on_error`` and the ``then`` callbacks run on the writer thread: a UI must
+    hand their results to its event loop without waiting for it (Textual's
+    ``post_message``), since the loop may itself be waiting in :meth:`close`.
+    """
+
+    def __init__(self, on_error: Callable[[str], object], *, name: str = "syncdesk-saver") -> None:
         self._on_error = on_error
-        self._queue: queue.Queue[object] = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="syncdesk-persister", daemon=True)
+        self._queue: queue.Queue[_Job | None] = queue.Queue()  # None: stop
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def save(self, state: SyncState, blobs: dict[str, bytes] | None = None) -> None:
-        """Queue ``state`` (and the blobs it needs) to be saved."""
-        self._queue.put((state, dict(blobs or {})))
-
-    def run(self, job: Callable[[], object]) -> None:
-        """Queue other durable work (learning an approval, say) behind the saves before it."""
-        self._queue.put(job)
+    def submit(self, job: Callable[[], T], then: Callable[[T], object] | None = None) -> None:
+        """Queue ``job``; once it has run, ``then`` gets its result (not after an error)."""
+        self._queue.put((job, then))
 
     def flush(self) -> None:
-        """Wait until everything queued so far is saved."""
+        """Wait until everything queued so far has run."""
         self._queue.join()
 
     def close(self) -> None:
-        """Save what is queued, then stop the thread."""
-        self._queue.put(_STOP)
+        """Run what is queued, then stop the thread."""
+        self._queue.put(None)
         self._thread.join()
 
     def _run(self) -> None:
         while True:
             item = self._queue.get()
             try:
-                if item is _STOP:
+                if item is None:
                     return
-                if callable(item):
-                    self._guarded(item)
-                else:
-                    assert isinstance(item, tuple)
-                    state, blobs = item
-                    self._guarded(partial(self._write, state, blobs))
+                self._guarded(*item)
             finally:
                 self._queue.task_done()
 
-    def _guarded(self, job: Callable[[], object]) -> None:
+    def _guarded(self, job: Callable[[], Any], then: Callable[[Any], object] | None) -> None:
         # Nothing may kill the writer thread: every later decision depends on it.
         try:
-            warning = job()
+            result = job()
         except ServiceError as error:
             self._on_error(f"not saved: {error.message}")
         except OSError as error:
@@ -77,8 +77,28 @@ class Persister:
         except Exception as error:
             self._on_error(one_line(f"not saved: internal error: {type(error).__name__}: {error}"))
         else:
-            if isinstance(warning, str) and warning:
-                self._on_error(warning)
+            if then is not None:
+                then(result)
+
+
+class Persister(OrderedSaver):
+    """The workspace's saver: each state with the blobs it needs, and learned approvals."""
+
+    def __init__(self, git: Git, on_error: Callable[[str], object]) -> None:
+        super().__init__(on_error, name="syncdesk-persister")
+        self._git = git
+
+    def save(self, state: SyncState, blobs: dict[str, bytes] | None = None) -> None:
+        """Queue ``state`` (and the blobs it needs) to be saved."""
+        self.submit(partial(self._write, state, dict(blobs or {})), self._warn)
+
+    def run(self, job: Callable[[], object]) -> None:
+        """Queue other durable work (learning an approval); a string it returns is a warning."""
+        self.submit(job, self._warn)
+
+    def _warn(self, warning: object) -> None:
+        if isinstance(warning, str) and warning:
+            self._on_error(warning)
 
     def _write(self, state: SyncState, blobs: dict[str, bytes]) -> str | None:
         for expected, data in blobs.items():

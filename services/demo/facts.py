@@ -12,8 +12,16 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from syncdesk.services.errors import ServiceError
+
 CONFLICT_TYPES = ("content", "add/add", "modify/delete")
 RESOLUTIONS = ("dev", "main", "union", "custom", "deleted")
+
+
+class DemoBuildError(ServiceError):
+    """The demo world could not be built (or is not what the builder meant)."""
+
+    title = "Demo world"
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from syncdesk.services.demo.everyday import Editor
 from syncdesk.services.demo.facts import WorldSpec
 from syncdesk.services.demo.objects import Signature
 from syncdesk.services.demo.project import Project
-from syncdesk.services.demo.scenario import Changes, Edit, Scenario
+from syncdesk.services.demo.scenario import Changes, Edit, Script
 
 BASE_TIME = 1_733_011_200  # 2024-12-01 00:00 UTC
 HOUR = 3600
@@ -23,7 +23,7 @@ PRE_FORK_DAYS = 6
 
 
 @dataclass(frozen=True, slots=True)
-class Person:
+class Identity:
     """A commit identity and the time zone its clock shows."""
 
     name: str
@@ -40,26 +40,26 @@ class Person:
         return f"Signed-off-by: {self.name} <{self.email}>"
 
 
-MAINTAINER = Person("Mara Lindqvist", "mara.lindqvist@lumen-ai.dev", "+0100")
-BOT = Person(
+MAINTAINER = Identity("Mara Lindqvist", "mara.lindqvist@lumen-ai.dev", "+0100")
+BOT = Identity(
     "github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com", "+0000"
 )
 MAIN_AUTHORS = (
-    Person("Kenji Watanabe", "kwatanabe@lumen-ai.dev", "+0900"),
-    Person("Hannah Becker", "hbecker@lumen-ai.dev", "+0100"),
-    Person("Olusegun Adeyemi", "oadeyemi@lumen-ai.dev", "+0100"),
-    Person("Sofía Marchetti", "smarchetti@lumen-ai.dev", "-0300"),
-    Person("Priya Raman", "priya.raman@lumen-ai.dev", "+0530"),
-    Person("Daniel Okafor", "dokafor@lumen-ai.dev", "-0500"),
+    Identity("Kenji Watanabe", "kwatanabe@lumen-ai.dev", "+0900"),
+    Identity("Hannah Becker", "hbecker@lumen-ai.dev", "+0100"),
+    Identity("Olusegun Adeyemi", "oadeyemi@lumen-ai.dev", "+0100"),
+    Identity("Sofía Marchetti", "smarchetti@lumen-ai.dev", "-0300"),
+    Identity("Priya Raman", "priya.raman@lumen-ai.dev", "+0530"),
+    Identity("Daniel Okafor", "dokafor@lumen-ai.dev", "-0500"),
 )
 DEV_AUTHORS = (
-    Person("Wei Zhang", "wzhang@lumen-ai.dev", "+0800"),
-    Person("Lucas Moreau", "lmoreau@lumen-ai.dev", "+0100"),
-    Person("Hannah Becker", "hbecker@lumen-ai.dev", "+0100"),
+    Identity("Wei Zhang", "wzhang@lumen-ai.dev", "+0800"),
+    Identity("Lucas Moreau", "lmoreau@lumen-ai.dev", "+0100"),
+    Identity("Hannah Becker", "hbecker@lumen-ai.dev", "+0100"),
 )
 # The same person committing from the GitHub web UI: a noreply author address,
 # while the sign-off she types carries her corporate one (the DCO app says no).
-NOREPLY_PRIYA = Person("Priya Raman", "49203121+praman@users.noreply.github.com", "+0530")
+NOREPLY_PRIYA = Identity("Priya Raman", "49203121+praman@users.noreply.github.com", "+0530")
 
 
 _SQUASHED = (
@@ -143,7 +143,7 @@ def _combine(edits: list[Edit]) -> Edit:
 class Planner:
     """Turns the scenario and the everyday editors into dated commit plans."""
 
-    def __init__(self, project: Project, story: Scenario, spec: WorldSpec) -> None:
+    def __init__(self, project: Project, story: Script, spec: WorldSpec) -> None:
         self.project, self.story, self.spec = project, story, spec
         self.rng = random.Random(20241201 + spec.scale)
         self.main_editor = Editor(project, project.main_pool, self.rng, spec.scale)
@@ -238,9 +238,9 @@ class Planner:
         self,
         edit: Edit,
         time: int,
-        people: tuple[Person, ...],
+        people: tuple[Identity, ...],
         *,
-        author: Person | None = None,
+        author: Identity | None = None,
         pr: bool = True,
     ) -> CommitPlan:
         person = author or self.rng.choice(people)

@@ -51,7 +51,7 @@ class Edit:
 
 
 @dataclass
-class Scenario:
+class Script:
     """The scripted edits of both branches, and the merge that reconciles them."""
 
     main: list[Edit] = field(default_factory=list)
@@ -81,9 +81,9 @@ def _tune(module: Module, indexes: range, delta: int) -> Module:
     return module
 
 
-def build_scenario(project: Project, scale: int) -> Scenario:
+def build_scenario(project: Project, scale: int) -> Script:
     """Every scripted edit and resolution for a project built at ``scale``."""
-    story = Scenario()
+    story = Script()
     _dependencies(story, scale)
     _modify_delete_and_add_add(story)
     _python_conflicts(story, project, scale)
@@ -106,7 +106,7 @@ def build_scenario(project: Project, scale: int) -> Scenario:
     return story
 
 
-def _dependencies(story: Scenario, scale: int) -> None:
+def _dependencies(story: Script, scale: int) -> None:
     main_lock = {**files.LOCK_VERSIONS, "torch": "2.5.1"}
     dev_lock = {**files.LOCK_VERSIONS, "torch": "2.6.0"}
     story.on_main(
@@ -161,7 +161,7 @@ def _dependencies(story: Scenario, scale: int) -> None:
     story.evil.append(files.DOCKERFILE)
 
 
-def _modify_delete_and_add_add(story: Scenario) -> None:
+def _modify_delete_and_add_add(story: Script) -> None:
     story.on_main(
         "Handle truncated records in the legacy reader",
         "A truncated .lidx file used to fail with struct.error; say what is wrong instead.",
@@ -197,7 +197,7 @@ def _modify_delete_and_add_add(story: Scenario) -> None:
     story.conflict(ROUTER, "add/add", "custom", handwritten.ROUTER_RESOLVED)
 
 
-def _python_conflicts(story: Scenario, project: Project, scale: int) -> None:
+def _python_conflicts(story: Script, project: Project, scale: int) -> None:
     hunks = range(1, 2 * scale, 2)  # every other unit: one unchanged unit between hunks
     attention = project.modules[ATTENTION]
     last = len(attention.units) - 1
@@ -318,7 +318,7 @@ def _python_conflicts(story: Scenario, project: Project, scale: int) -> None:
     )
 
 
-def _evil_and_clean(story: Scenario, project: Project, scale: int) -> None:
+def _evil_and_clean(story: Script, project: Project, scale: int) -> None:
     checkpoint, tests = project.modules[CHECKPOINT], project.modules[test_path(CHECKPOINT)]
     renamed = checkpoint.with_unit(0, Unit("raw", text=handwritten.load_function("load_state")))
     renamed_tests = tests.with_unit(

@@ -4,7 +4,9 @@ The pipeline: make the project (project.py), script the conflicts
 (scenario.py), plan every commit (history.py), compute every object in
 Python (objects.py), then hand them to git in one pack and check that git
 agrees: SHAs, the merge's conflicts, the evil merges, dev's clean merge.
-A dozen git processes in all.
+A dozen git processes in all, run by the product's own runner
+(:class:`~syncdesk.services.git.runner.Git`) and read with its parsers, in an
+environment sealed from the machine's git configuration (:func:`sealed_environment`).
 
 The repository is built in a temporary directory beside the target and
 renamed into place; ``facts.json`` is written last, atomically. A world is
@@ -25,8 +27,9 @@ from collections.abc import Iterator
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from syncdesk.services.conflicts.merge_tree import group_conflicts, merge_tree
 from syncdesk.services.demo import files
-from syncdesk.services.demo.facts import DemoFacts, WorldSpec
+from syncdesk.services.demo.facts import DemoBuildError, DemoFacts, WorldSpec
 from syncdesk.services.demo.history import (
     HOUR,
     MAINTAINER,
@@ -36,9 +39,12 @@ from syncdesk.services.demo.history import (
     repair_message,
 )
 from syncdesk.services.demo.objects import ObjectStore, ssh_signature
-from syncdesk.services.demo.plumbing import DemoBuildError, Plumbing, parse_merge_tree
 from syncdesk.services.demo.project import make_project
-from syncdesk.services.demo.scenario import Scenario, build_scenario
+from syncdesk.services.demo.scenario import Script, build_scenario
+from syncdesk.services.errors import GitCommandError, ServiceError
+from syncdesk.services.git.objects import read_objects, scratch_objects
+from syncdesk.services.git.runner import Git, init_repository
+from syncdesk.services.git.trees import changed_paths
 from syncdesk.services.sync.config import DEFAULT_KEEP_DEV
 from syncdesk.services.sync.dco import app_signoffs, signoff_matches
 from syncdesk.services.sync.models import Person
@@ -79,9 +85,37 @@ def build_world(directory: Path, spec: WorldSpec = DEFAULT_SPEC) -> DemoFacts:
             facts = _build(staging / REPO_DIR, staging, spec)
             final = replace(facts, repo=directory / REPO_DIR)
             _install(directory, staging, final, spec)
+        except GitCommandError as error:
+            raise DemoBuildError(error.message) from error
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return final
+
+
+def sealed_environment(home: Path, repo: Path) -> dict[str, str]:
+    """What the builder adds to git's environment so that the machine's git setup cannot matter.
+
+    No system, global or environment-given configuration (``core.autocrlf``,
+    ``init.templateDir``, attributes files with filters...), an empty HOME,
+    and the repository's index and object store named explicitly, so that
+    variables inherited from a git hook (``GIT_INDEX_FILE``,
+    ``GIT_OBJECT_DIRECTORY``...) cannot point git elsewhere. The runner
+    itself names the git dir and work tree on every command.
+    """
+    git_dir = repo / ".git"
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_COUNT": "0",
+        "GIT_CONFIG_PARAMETERS": "",
+        "GIT_COMMON_DIR": str(git_dir),
+        "GIT_INDEX_FILE": str(git_dir / "index"),
+        "GIT_OBJECT_DIRECTORY": str(git_dir / "objects"),
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": "",
+        "TZ": "UTC",
+    }
 
 
 @contextlib.contextmanager
@@ -110,11 +144,14 @@ def _reusable(directory: Path, spec: WorldSpec) -> DemoFacts | None:
     if not (facts.repo / ".git").is_dir():
         return None
     branches = (facts.main_branch, facts.dev_branch, facts.sync_branch)
-    git = Plumbing(facts.repo, directory)
-    # (--verify takes a single revision; without it a missing ref fails the same way.)
-    run = git("rev-parse", *(f"refs/heads/{name}" for name in branches), ok=(0, 128))
+    try:
+        git = Git(facts.repo, env=sealed_environment(directory, facts.repo))
+        # (--verify takes a single revision; without it a missing ref fails the same way.)
+        run = git.run(["rev-parse", *(f"refs/heads/{name}" for name in branches)], check=False)
+    except ServiceError:
+        return None
     expected = [facts.main_tip, facts.dev_tip, facts.repair]
-    if run.status != 0 or run.stdout.decode().split() != expected:
+    if run.status != 0 or run.text.split() != expected:
         return None
     return facts
 
@@ -171,7 +208,7 @@ class _Chain:
         return shas
 
 
-def merged_files(fork: Files, ours: Files, theirs: Files, story: Scenario) -> Files:
+def merged_files(fork: Files, ours: Files, theirs: Files, story: Script) -> Files:
     """The merge commit's snapshot: one-sided changes taken, the scenario's resolutions applied."""
     result: Files = {}
     for path in sorted(set(fork) | set(ours) | set(theirs)):
@@ -224,8 +261,7 @@ def _build(repo: Path, home: Path, spec: WorldSpec) -> DemoFacts:
         DEV_BRANCH: advanced[-1] if advanced else dev_base,
         DEMO_SYNC_BRANCH: repair,
     }
-    git = Plumbing(repo, home)
-    _write_repository(git, repo, store, tips)
+    git = _write_repository(repo, home, store, tips)
     clean = _verify(git, story, dev_base, slice_tip, merge, tips[DEV_BRANCH])
     slice_shas = main_shas[: spec.slice_size]
     plans = dict(zip(main_shas, history.main, strict=True))
@@ -257,7 +293,7 @@ def _build(repo: Path, home: Path, spec: WorldSpec) -> DemoFacts:
     )
 
 
-def _check_resolutions(story: Scenario, merged: Files, ours: Files, theirs: Files) -> None:
+def _check_resolutions(story: Script, merged: Files, ours: Files, theirs: Files) -> None:
     """Each conflict's resolution label must describe the merged file (tests re-check in git)."""
     for fact in story.conflicts:
         result, dev, main = merged.get(fact.path), ours.get(fact.path), theirs.get(fact.path)
@@ -282,48 +318,36 @@ def _pr(plan: CommitPlan) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _write_repository(git: Plumbing, repo: Path, store: ObjectStore, tips: dict[str, str]) -> None:
-    repo.mkdir(parents=True)
-    git("init", "-q", f"--initial-branch={MAIN_BRANCH}")
+def _write_repository(repo: Path, home: Path, store: ObjectStore, tips: dict[str, str]) -> Git:
+    git = init_repository(repo, MAIN_BRANCH, env=sealed_environment(home, repo))
     # One pack, one process; --strict makes git fsck every object on the way in.
-    git("index-pack", "--stdin", "--strict", input=store.pack())
+    git.run(["index-pack", "--stdin", "--strict"], input=store.pack())
     # git re-hashed everything; every SHA we computed must name what we meant.
-    wanted = "".join(f"{sha}\n" for sha in store.objects).encode()
-    for line in git.text("cat-file", "--batch-check", input=wanted).splitlines():
-        sha, kind, size = line.split(" ")
-        expected = store.objects.get(sha)
-        if expected is None or expected[0] != kind or len(expected[1]) != int(size):
-            raise DemoBuildError(f"git disagrees about object {sha}: {line}")
+    for sha, found in read_objects(git, (), infos=list(store.objects)).items():
+        kind, body = store.objects[sha]
+        if found is None or (found.type, found.size) != (kind, len(body)):
+            raise DemoBuildError(f"git disagrees about object {sha}: {found}")
     updates = "".join(f"create refs/heads/{name} {sha}\n" for name, sha in tips.items())
-    git("update-ref", "-m", "demo world", "--stdin", input=updates.encode())
-    git("symbolic-ref", "HEAD", f"refs/heads/{DEMO_SYNC_BRANCH}")
+    git.run(["update-ref", "-m", "demo world", "--stdin"], input=updates.encode())
+    git.run(["symbolic-ref", "HEAD", f"refs/heads/{DEMO_SYNC_BRANCH}"])
     # The repository is brand new and ours: populate index and work tree from HEAD.
-    git("read-tree", "-u", "--reset", "HEAD")
-    git("config", "user.name", MAINTAINER.name)
-    git("config", "user.email", MAINTAINER.email)
+    git.run(["read-tree", "-u", "--reset", "HEAD"])
+    git.run(["config", "user.name", MAINTAINER.name])
+    git.run(["config", "user.email", MAINTAINER.email])
+    return git
 
 
 def _verify(
-    git: Plumbing, story: Scenario, dev_base: str, slice_tip: str, merge: str, dev_tip: str
+    git: Git, story: Script, dev_base: str, slice_tip: str, merge: str, dev_tip: str
 ) -> bool:
     """Check the scripted story against git itself; return whether dev's tip merges cleanly."""
-    with git.scratch_objects() as env:
-        run = git("merge-tree", "--write-tree", "-z", dev_base, slice_tip, ok=(0, 1), env=env)
-        found = parse_merge_tree(run.status, run.stdout)
+    with scratch_objects(git) as env:
+        found = merge_tree(git, dev_base, slice_tip, env)
+        conflicts = {group.path: group.type for group in group_conflicts(found)}
         expected = {fact.path: fact.type for fact in story.conflicts}
-        if found.conflicts != expected:
-            raise DemoBuildError(f"merge-tree conflicts {found.conflicts} != scripted {expected}")
-        diff = git("diff-tree", "-r", "-z", "--name-only", found.tree, f"{merge}^{{tree}}", env=env)
-        changed = {path for path in diff.stdout.decode().split("\0") if path}
+        if conflicts != expected:
+            raise DemoBuildError(f"merge-tree conflicts {conflicts} != scripted {expected}")
+        changed = set(changed_paths(git, found.tree, f"{merge}^{{tree}}", env))
         if changed - set(expected) != set(story.evil):
             raise DemoBuildError(f"evil merge files {sorted(changed - set(expected))} != scripted")
-        run = git(
-            "merge-tree",
-            "--write-tree",
-            "--name-only",
-            f"refs/heads/{DEMO_SYNC_BRANCH}",
-            dev_tip,
-            ok=(0, 1),
-            env=env,
-        )
-    return run.status == 0
+        return merge_tree(git, f"refs/heads/{DEMO_SYNC_BRANCH}", dev_tip, env).clean

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -73,9 +73,15 @@ def parse_version(output: str) -> tuple[int, int]:
 
 
 class Git:
-    """Runs git commands in one repository."""
+    """Runs git commands in one repository.
 
-    def __init__(self, path: Path) -> None:
+    ``env`` is added to the environment of every command this runner starts
+    (over the inherited one; a call's own ``env`` goes over both): a caller
+    that must not depend on the user's git configuration passes one here
+    instead of on every call.
+    """
+
+    def __init__(self, path: Path, *, env: Mapping[str, str] | None = None) -> None:
         try:
             self._repo = gitpython.Repo(path, search_parent_directories=True)
         except (InvalidGitRepositoryError, NoSuchPathError):
@@ -97,6 +103,7 @@ class Git:
         self._location = [f"--git-dir={self.git_dir}"]
         if self.work_tree is not None:
             self._location.append(f"--work-tree={self.work_tree}")
+        self._env = {**_ENV, **(env or {})}
 
     def run(
         self,
@@ -108,36 +115,22 @@ class Git:
     ) -> GitResult:
         """Run ``git <args>``; raise :class:`GitCommandError` on failure if ``check``."""
         command = ["git", *self._location, *_SAFE_OPTIONS, *args]
-        extra_env = {**_ENV, **(env or {})}
+        extra_env = {**self._env, **(env or {})}
         try:
             if input is None:
-                status, stdout, stderr = self._execute(command, extra_env, None)
+                status, stdout, stderr = _execute(self._repo.git, command, extra_env, None)
             else:
                 # GitPython's execute() takes stdin as a file object, not bytes.
                 with tempfile.TemporaryFile() as stdin:
                     stdin.write(input)
                     stdin.seek(0)
-                    status, stdout, stderr = self._execute(command, extra_env, stdin)
+                    status, stdout, stderr = _execute(self._repo.git, command, extra_env, stdin)
         except GitCommandNotFound:
             raise GitCommandError("git is not installed or not on PATH") from None
         result = GitResult(status, stdout, stderr)
         if check and status != 0:
             raise GitCommandError(f"git {args[0]} failed: {first_line(stderr)}")
         return result
-
-    def _execute(
-        self, command: list[str], env: dict[str, str], stdin: BinaryIO | None
-    ) -> tuple[int, bytes, str]:
-        status, stdout, stderr = self._repo.git.execute(
-            command,
-            istream=stdin,
-            with_extended_output=True,
-            with_exceptions=False,
-            stdout_as_string=False,
-            strip_newline_in_stdout=False,
-            env=env,
-        )
-        return int(status), bytes(stdout), str(stderr)
 
     def text(self, *args: str) -> str:
         """Run a command that must succeed and return its output as text."""
@@ -182,6 +175,43 @@ class Git:
                 f"git {found[0]}.{found[1]} is too old: syncdesk needs git 2.38 or newer "
                 "(for merge-tree --write-tree)"
             )
+
+
+def init_repository(path: Path, branch: str, *, env: Mapping[str, str] | None = None) -> Git:
+    """Create an empty repository with a work tree at ``path`` and return its runner.
+
+    ``path`` is created if missing; its git dir is ``path/.git``, named
+    explicitly so that an inherited ``GIT_DIR`` cannot redirect the new
+    repository. ``branch`` is the unborn branch HEAD names. ``env`` is the
+    runner's environment (see :class:`Git`), used for ``git init`` too.
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    command = [
+        "git", f"--git-dir={path / '.git'}", f"--work-tree={path}", *_SAFE_OPTIONS,
+        "init", "--quiet", f"--initial-branch={branch}",
+    ]  # fmt: skip
+    try:
+        status, _, stderr = _execute(gitpython.Git(path), command, {**_ENV, **(env or {})}, None)
+    except GitCommandNotFound:
+        raise GitCommandError("git is not installed or not on PATH") from None
+    if status != 0:
+        raise GitCommandError(f"git init failed: {first_line(stderr)}")
+    return Git(path, env=env)
+
+
+def _execute(
+    executor: gitpython.Git, command: list[str], env: dict[str, str], stdin: BinaryIO | None
+) -> tuple[int, bytes, str]:
+    status, stdout, stderr = executor.execute(
+        command,
+        istream=stdin,
+        with_extended_output=True,
+        with_exceptions=False,
+        stdout_as_string=False,
+        strip_newline_in_stdout=False,
+        env=env,
+    )
+    return int(status), bytes(stdout), str(stderr)
 
 
 def first_line(stderr: str) -> str:

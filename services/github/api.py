@@ -41,7 +41,7 @@ from github import Auth, Github, GithubException, GithubRetry
 from github.GithubException import BadCredentialsException, RateLimitExceededException
 from github.GithubObject import NotSet
 
-from syncdesk.services.errors import Cancelled, ServiceError
+from syncdesk.services.errors import ServiceError
 from syncdesk.services.git.runner import Git
 from syncdesk.services.github.models import (
     CheckRun,
@@ -53,6 +53,7 @@ from syncdesk.services.github.models import (
     ReviewComment,
 )
 from syncdesk.services.github.token import Token
+from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.config import Config
 
@@ -199,24 +200,16 @@ class GitHubClient:
         self,
         number: int,
         *,
-        progress: Callable[[str], None] | None = None,
-        cancelled: Callable[[], bool] | None = None,
+        steps: Steps = QUIET,
     ) -> PullRequest:
         """Everything syncdesk reads of pull request ``number``, every page of every list."""
-        say = progress or (lambda _step: None)
-
-        def check() -> None:
-            if cancelled is not None and cancelled():
-                raise Cancelled("reading the pull request was cancelled")
-
-        say("Reading the pull request")
+        steps("Reading the pull request")
         repo = self._call(lambda: self._reads.get_repo(self.target.full_name))
         pr = self._call(lambda: repo.get_pull(number))
         partial: list[str] = []
 
         def read_all(what: str, items: Callable[[], Iterable[T]]) -> list[T]:
-            check()
-            say(f"Reading {what}")
+            steps(f"Reading {what}")
             values, complete = self._call(lambda: _limited(items(), LIST_LIMIT))
             if not complete:
                 partial.append(what)

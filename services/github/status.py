@@ -9,12 +9,10 @@ a label, the repair's sign-off), each posted once.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from syncdesk.services.description.check import BodyCheck, verify_body
 from syncdesk.services.description.write import generate_body
-from syncdesk.services.errors import Cancelled
 from syncdesk.services.github.api import GitHubClient, PostResult
 from syncdesk.services.github.checks import (
     Rollup,
@@ -40,6 +38,7 @@ from syncdesk.services.github.dco import (
 )
 from syncdesk.services.github.link import GitHubLink, pull_number
 from syncdesk.services.github.models import PullRequest
+from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sync.models import SyncReport
 from syncdesk.services.sync.session import SyncSession, load_report
 
@@ -77,8 +76,7 @@ def load_status(
     session: SyncSession,
     link: GitHubLink,
     *,
-    progress: Callable[[str], None] | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    steps: Steps = QUIET,
     pr: PullRequest | None = None,
     report: SyncReport | None = None,
 ) -> StatusData:
@@ -87,20 +85,14 @@ def load_status(
     ``pr`` and ``report``, when the caller already read them (the findings read
     the same pull request), are used instead of reading them again.
     """
-    say = progress or (lambda _step: None)
-
-    def check() -> None:
-        if cancelled is not None and cancelled():
-            raise Cancelled("reading the status was cancelled")
-
     client = GitHubClient(link.target, link.token)
     if pr is None:
         number = pull_number(session, link, client)
-        pr = client.pull_request(number, progress=say, cancelled=cancelled)
-    check()
+        pr = client.pull_request(number, steps=steps)
+    steps.check()
     if report is None:
-        say("Reading the sync")
-        report = load_report(session, cancelled=cancelled, detail=False)
+        steps("Reading the sync")
+        report = load_report(session, steps=steps, detail=False)
     git, config = session.git, session.config
     notes: list[str] = []
     if pr.head_sha != session.refs.head:
@@ -109,13 +101,13 @@ def load_status(
             f"{session.refs.head[:12]}: push, or fetch, to compare like with like"
         )
 
-    say("Checking sign-offs")
+    steps("Checking sign-offs")
     imported = {commit.sha for commit in report.slice.commits}
     dco = dco_report(pr, imported=imported, bots=config.dco_bots)
     precedent: list[Precedent] = []
     if dco.needs_override:
-        check()
-        say("Looking for merged sync pull requests with the same DCO result")
+        steps.check()
+        steps("Looking for merged sync pull requests with the same DCO result")
         same = dco.github.conclusion if dco.github is not None else None
         precedent = find_precedent(
             client,
@@ -125,8 +117,8 @@ def load_status(
             same_as=same,
         )
 
-    check()
-    say("Reading the checks")
+    steps.check()
+    steps("Reading the checks")
     contexts = fetch_rollup(link.target, link.token, pr.number, head_sha=pr.head_sha)
     checks = rollup(
         pr,
@@ -137,8 +129,8 @@ def load_status(
     )
     source = "GraphQL statusCheckRollup" if contexts is not None else "REST check runs and statuses"
 
-    check()
-    say("Reading patch coverage")
+    steps.check()
+    steps("Reading patch coverage")
     compare = fetch_compare(
         link.codecov_url or config.codecov_api_url,
         link.target.owner,

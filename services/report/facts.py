@@ -2,8 +2,10 @@
 
 The JSON shape is documented in ``docs/report-schema.md`` and versioned by
 ``schema_version``; later issues add top-level sections, never rename keys.
-Every string in it was sanitized at ingestion, so the text format contains no
-terminal control bytes even when commit messages do.
+:func:`to_json` builds the data and :func:`~syncdesk.services.report.serialize.to_json_text`
+prints it, sanitising every string. The text and Markdown formats rely on the
+sanitising done at ingestion, so they contain no terminal control bytes even
+when commit messages do.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from syncdesk.services.audit.lost_lines import Audit
-from syncdesk.services.conflicts.models import Attribution, ConflictFile, ConflictSet, shown
+from syncdesk.services.conflicts.models import Attribution, ConflictFile, ConflictSet
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.config import Config
 from syncdesk.services.sync.models import SliceCommit, SyncReport
@@ -143,7 +145,7 @@ def _conflict_json(
     blamed = attribution.for_path(conflict.path) if attribution is not None else None
     return {
         "path": conflict.display_path,
-        "old_paths": [one_line(shown(path)) for path in conflict.old_paths],
+        "old_paths": [one_line(path) for path in conflict.old_paths],
         "type": conflict.type,
         "binary": conflict.binary,
         "hunks": len(conflict.hunks),

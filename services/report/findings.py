@@ -11,7 +11,11 @@ from syncdesk.services.sanitize import one_line
 
 
 def findings_json(data: FindingsData) -> dict[str, Any]:
-    """``pull_request`` and ``findings`` sections (see ``docs/report-schema.md``)."""
+    """``pull_request`` and ``findings`` sections (see ``docs/report-schema.md``).
+
+    Print it with :func:`~syncdesk.services.report.serialize.to_json_text`, which
+    sanitises every string; ``one_line`` here only keeps one-line fields on one line.
+    """
     pr = data.pr
     findings = []
     for view in data.views:
@@ -25,7 +29,7 @@ def findings_json(data: FindingsData) -> dict[str, Any]:
                     "path": one_line(cited.path),
                     "start": cited.start,
                     "end": cited.end,
-                    "commit": cited.commit,
+                    "commit": None if cited.commit is None else one_line(cited.commit),
                     "source": cited.source,
                     "outdated": cited.outdated,
                     "head_start": origin.start,
@@ -37,8 +41,8 @@ def findings_json(data: FindingsData) -> dict[str, Any]:
             )
         findings.append(
             {
-                "id": one_line(finding.id),
-                "severity": one_line(finding.severity),
+                "id": finding.id,
+                "severity": finding.severity,
                 "category": one_line(finding.category),
                 "title": one_line(finding.title),
                 "status": finding.status,

@@ -10,7 +10,11 @@ from syncdesk.services.sanitize import one_line
 
 
 def status_json(data: StatusData) -> dict[str, Any]:
-    """The four status sections (see ``docs/report-schema.md``)."""
+    """The four status sections (see ``docs/report-schema.md``).
+
+    Print it with :func:`~syncdesk.services.report.serialize.to_json_text`, which
+    sanitises every string; ``one_line`` here only keeps one-line fields on one line.
+    """
     dco, coverage, checks = data.dco, data.coverage, data.checks
     github = dco.github
     return {

@@ -29,13 +29,14 @@ in :mod:`syncdesk.services.review.advice`. Every public name stays importable fr
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from syncdesk.services.conflicts.attribution import Blame
 from syncdesk.services.conflicts.models import BlamedCommit
-from syncdesk.services.errors import Cancelled, MissingRefError
+from syncdesk.services.errors import MissingRefError
 from syncdesk.services.git.runner import Git
+from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.review.advice import ORDER
 from syncdesk.services.review.blame import (
     Hunk,
@@ -113,7 +114,7 @@ def classify_ranges(
     dev_base: str,
     slice_tip: str,
     main_tip: str,
-    cancelled: Callable[[], bool] | None = None,
+    steps: Steps = QUIET,
 ) -> list[RangeOrigin]:
     """Blame every cited range at the head and classify each line by where it comes from.
 
@@ -122,9 +123,9 @@ def classify_ranges(
     (``dev_base..slice_tip``), DEV (``slice_tip..dev_base``) or SHARED
     (reachable from both); without a ``merge`` there is no MERGE or REPAIR.
     A range on the ``LEFT`` side (the pull request's base) is blamed at the
-    dev base. ``cancelled`` is polled before each git call that depends on
-    the input's size; :class:`~syncdesk.services.errors.Cancelled` is raised when it
-    turns true. Raises :class:`~syncdesk.services.errors.MissingRefError` when one of
+    dev base. ``steps`` is checked before each git call that depends on
+    the input's size, so a cancel stops it (:class:`~syncdesk.services.errors.Cancelled`).
+    Raises :class:`~syncdesk.services.errors.MissingRefError` when one of
     the given refs names no commit.
     """
 
@@ -135,7 +136,7 @@ def classify_ranges(
         done = iter(
             classify_ranges(
                 git, usable, head=head, merge=merge, dev_base=dev_base,
-                slice_tip=slice_tip, main_tip=main_tip, cancelled=cancelled,
+                slice_tip=slice_tip, main_tip=main_tip, steps=steps,
             )
         )  # fmt: skip
         return [
@@ -144,10 +145,6 @@ def classify_ranges(
             else RangeOrigin(r, 0, 0, {}, (), "", "the cited path or commit is not a name git has")
             for r in ranges
         ]
-
-    def step() -> None:
-        if cancelled is not None and cancelled():
-            raise Cancelled("classifying the cited lines was cancelled")
 
     if not ranges:
         return []
@@ -161,10 +158,10 @@ def classify_ranges(
     head_sha, base_sha = str(resolved[head]), str(resolved[dev_base])
     merge_sha = resolved[merge] if merge else None
     trees = _Trees(*blobs)
-    step()
+    steps.check()
     plans = [_plan(r, resolved, head_sha, base_sha, trees) for r in ranges]
-    _map_to_head(git, plans, resolved, head_sha, step)
-    blamed = _blame_all(git, plans, trees, head_sha, step)
+    _map_to_head(git, plans, resolved, head_sha, steps)
+    blamed = _blame_all(git, plans, trees, head_sha, steps)
     commits = {sha for blame, _ in blamed.values() for sha in blame.commits}
     classes = _classes(git, head_sha, merge_sha, base_sha, str(resolved[slice_tip]), commits)
     return [
@@ -205,7 +202,7 @@ def _map_to_head(
     plans: list[_Plan],
     resolved: dict[str, str | None],
     head: str,
-    step: Callable[[], None],
+    steps: Steps,
 ) -> None:
     """Move each range cited on an older commit to the head's lines, one diff per (commit, path)."""
     diffs: dict[tuple[str, str], list[Hunk] | None] = {}
@@ -215,7 +212,7 @@ def _map_to_head(
             continue
         key = (commit, plan.range.path)
         if key not in diffs:
-            step()
+            steps.check()
             diffs[key] = diff_hunks(git, commit, head, plan.range.path)
         hunks = diffs[key]
         short = commit[:8]
@@ -237,7 +234,7 @@ def _blame_all(
     plans: Sequence[_Plan],
     trees: _Trees,
     head: str,
-    step: Callable[[], None],
+    steps: Steps,
 ) -> dict[tuple[str, str], tuple[Blame, int | None]]:
     """One ``git blame --porcelain`` per (revision, path) with all of its ranges."""
     wanted: dict[tuple[str, str], list[tuple[int, int]]] = {}
@@ -246,7 +243,7 @@ def _blame_all(
             wanted.setdefault((plan.rev, plan.range.path), []).append((plan.start, plan.end))
     blamed = {}
     for (rev, path), spans in wanted.items():
-        step()
+        steps.check()
         blob = trees.at(rev, head)[path]
         blamed[(rev, path)] = blame_spans(git, rev, path, merge_spans(spans), blob)
     return blamed

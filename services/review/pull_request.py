@@ -9,10 +9,8 @@ reply posted exactly once (:mod:`syncdesk.services.review.reply`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from syncdesk.services.errors import Cancelled
 from syncdesk.services.git.objects import read_contents
 from syncdesk.services.github.api import (
     GitHubClient,
@@ -26,6 +24,7 @@ from syncdesk.services.github.api import (
 from syncdesk.services.github.link import GitHubLink, pull_number
 from syncdesk.services.github.models import PullRequest
 from syncdesk.services.github.token import find_token
+from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.review.advice import evidence_line, origin_summary, suggest_disposition
 from syncdesk.services.review.dispositions import (
     Book,
@@ -94,22 +93,18 @@ def load_findings(
     session: SyncSession,
     link: GitHubLink,
     *,
-    progress: Callable[[str], None] | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    steps: Steps = QUIET,
 ) -> FindingsData:
     """Read the pull request, parse its findings and blame every cited range."""
-    say = progress or (lambda _step: None)
     client = GitHubClient(link.target, link.token)
-    say("Finding the pull request")
-    pr = client.pull_request(pull_number(session, link, client), progress=say, cancelled=cancelled)
-    if cancelled is not None and cancelled():
-        raise Cancelled("reading the findings was cancelled")
-    say("Parsing the findings")
+    steps("Finding the pull request")
+    pr = client.pull_request(pull_number(session, link, client), steps=steps)
+    steps("Parsing the findings")
     findings = collect_findings(pr.reviews, pr.review_comments)
     threads: dict[int, ThreadState] = {}
     notes: list[str] = []
     if any(f.comment_ids for f in findings):
-        say("Reading the review threads (GraphQL)")
+        steps("Reading the review threads (GraphQL)")
         try:
             threads = review_threads(link.target, link.token, pr.number)
         except GitHubError as error:  # REST has the comments; only "resolved" is missing
@@ -123,7 +118,7 @@ def load_findings(
         )
     if pr.partial:
         notes.append("partly read (GitHub did not give every page): " + ", ".join(pr.partial))
-    say("Tracing the cited lines (git blame)")
+    steps("Tracing the cited lines (git blame)")
     ranges = [r for f in findings for r in f.ranges]
     origins = classify_ranges(
         git,
@@ -133,7 +128,7 @@ def load_findings(
         dev_base=merge.dev_base if merge else refs.dev,
         slice_tip=merge.slice_tip if merge else refs.main,
         main_tip=refs.main,
-        cancelled=cancelled,
+        steps=steps,
     )
     code = _code(session, origins)
     views: list[FindingView] = []

@@ -1,7 +1,10 @@
 """Findings as the ``syncdesk findings`` command prints them: JSON or a text listing.
 
-Every string a review supplied is made visible with :func:`~syncdesk.services.sanitize.one_line`
-(terminal controls and line breaks shown, never obeyed).
+The text listing makes every string a review supplied visible with
+:func:`~syncdesk.services.sanitize.one_line` (terminal controls and line breaks shown,
+never obeyed). The JSON document is printed by
+:func:`~syncdesk.services.report.serialize.to_json_text`, which sanitises every string;
+``one_line`` there only keeps the one-line fields (category, title, path, commit) on one line.
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from syncdesk.services.sanitize import one_line
 
 
 def findings_to_json(findings: Sequence[Finding]) -> dict[str, Any]:
-    """The ``syncdesk findings --format json`` document, every string made visible."""
+    """The ``syncdesk findings --format json`` document, to print with ``to_json_text``."""
     return {
         "findings": [
             {
-                "id": one_line(finding.id),
-                "severity": one_line(finding.severity),
+                "id": finding.id,
+                "severity": finding.severity,
                 "category": one_line(finding.category),
                 "title": one_line(finding.title),
                 "ranges": [

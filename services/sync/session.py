@@ -3,14 +3,12 @@
 ``open_sync`` validates everything that can make a report meaningless (not a
 repository, git too old, a missing ref, a shallow clone without the history)
 and fails with one clear line. ``load_report`` then gathers the facts step by
-step, calling ``progress`` between steps and stopping with
-:class:`~syncdesk.services.errors.Cancelled` when ``cancelled()`` turns true, so a UI
-can show progress and let the user cancel.
+step through a :class:`~syncdesk.services.progress.Steps`, so a UI can show
+progress and let the user cancel.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +18,7 @@ from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.errors import MissingRefError, ServiceError, ShallowHistoryError
 from syncdesk.services.git.refs import current_branch
 from syncdesk.services.git.runner import Git
-from syncdesk.services.progress import Progress, Steps
+from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.anatomy import check_anatomy, find_sync_merge
 from syncdesk.services.sync.branch_state import dev_advanced, line_stats, protected_files
@@ -128,8 +126,7 @@ def _require_history(git: Git, refs: SyncRefs) -> None:
 
 def load_report(
     session: SyncSession,
-    progress: Progress | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    steps: Steps = QUIET,
     *,
     detail: bool = True,
 ) -> SyncReport:
@@ -140,23 +137,22 @@ def load_report(
     computes them for the file in view.
     """
     git, config, refs = session.git, session.config, session.refs
-    step = Steps(progress, cancelled)
-    step("Finding the sync merge")
+    steps("Finding the sync merge")
     merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
     # With no sync merge yet, the next sync would start from dev's tip.
     dev_base = merge.dev_base if merge is not None else refs.dev
-    step("Reading the slice")
+    steps("Reading the slice")
     line = main_line(git, dev_base, refs.main)
     the_slice = read_slice(git, dev_base, refs.main, config.slice_size, line)
     head_on_dev = merge is None and git.is_ancestor(refs.head, refs.dev)
     anatomy = check_anatomy(refs.head, merge, line, config.slice_size, head_on_dev)
-    step("Checking whether dev moved on")
+    steps("Checking whether dev moved on")
     advanced = dev_advanced(git, dev_base, refs.dev, refs.head)
-    step("Comparing protected files")
+    steps("Comparing protected files")
     protected = protected_files(git, refs.head, dev_base, config.keep_dev)
-    step("Counting changes")
+    steps("Counting changes")
     stats = line_stats(git, dev_base, refs.head, merge.sha if merge else None)
-    step("Reading the conflicts")
+    steps("Reading the conflicts")
     conflicts = None
     if merge is not None:
         conflicts = read_conflicts(git, merge.dev_base, merge.slice_tip, refs.head)
@@ -164,11 +160,11 @@ def load_report(
         conflicts = read_conflicts(git, dev_base, the_slice.tip, None)
     attribution = audit = None
     if detail and conflicts is not None:
-        step("Blaming the conflict hunks")
+        steps("Blaming the conflict hunks")
         attribution = attribute(git, conflicts)
     if detail and merge is not None:
-        step("Auditing dev's lines in the result")
-        audit = audit_sync(git, merge.dev_base, merge.slice_tip, refs.head, cancelled)
+        steps("Auditing dev's lines in the result")
+        audit = audit_sync(git, merge.dev_base, merge.slice_tip, refs.head, steps)
     return SyncReport(
         repo=session.repo_path,
         refs=refs,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from syncdesk.services.audit.lost_lines import Classification, Finding
+from syncdesk.services.audit.lost_lines import Classification, LostLine
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.workspace.layout import (
     Layout,
@@ -28,11 +28,11 @@ def hunk_index_of(conflict: ConflictFile, dev_line: int) -> int | None:
 
 
 def missing_accidents(
-    findings: Iterable[Finding],
+    findings: Iterable[LostLine],
     conflict: ConflictFile,
     current: Layout,
     dev_file: Sequence[str] | None,
-) -> tuple[Finding, ...]:
+) -> tuple[LostLine, ...]:
     """The probable accidents among ``findings`` (one file's) that ``current`` still lacks.
 
     An accident outside the hunks is checked against the whole result, which
@@ -56,7 +56,7 @@ def missing_accidents(
 
 
 def next_accident_hunk(
-    conflict: ConflictFile, accidents: Iterable[Finding], after: int
+    conflict: ConflictFile, accidents: Iterable[LostLine], after: int
 ) -> int | None:
     """The next hunk after ``after`` holding an accident, wrapping; None if no hunk holds one."""
     hunks = [hunk_index_of(conflict, f.line) for f in accidents]
@@ -67,7 +67,7 @@ def next_accident_hunk(
 
 
 def restore_in_hunk(
-    conflict: ConflictFile, index: int, current: tuple[str, ...], accidents: Iterable[Finding]
+    conflict: ConflictFile, index: int, current: tuple[str, ...], accidents: Iterable[LostLine]
 ) -> tuple[str, ...]:
     """Hunk ``index``'s result ``current`` with the accidents inside that hunk put back."""
     hunk = conflict.hunks[index]
@@ -78,13 +78,13 @@ def restore_in_hunk(
     return lines
 
 
-def outside_hunks(conflict: ConflictFile, accidents: Iterable[Finding]) -> list[Finding]:
+def outside_hunks(conflict: ConflictFile, accidents: Iterable[LostLine]) -> list[LostLine]:
     """The accidents on dev lines that no conflict hunk holds."""
     return [f for f in accidents if hunk_index_of(conflict, f.line) is None]
 
 
 def restore_outside(
-    dev_file: Sequence[str], result: tuple[str, ...], findings: Iterable[Finding]
+    dev_file: Sequence[str], result: tuple[str, ...], findings: Iterable[LostLine]
 ) -> tuple[str, ...]:
     """The whole ``result`` with the dev lines of ``findings`` (outside the hunks) put back."""
     lines = result

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from syncdesk.services.audit.lost_lines import Audit, Classification, audit_sync
@@ -15,7 +14,7 @@ from syncdesk.services.decisions.store import LoadedState, load_state
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import read_blobs, read_lines
 from syncdesk.services.lines import bytes_to_lines
-from syncdesk.services.progress import Steps
+from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sync.anatomy import find_sync_merge
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.services.sync.slice import main_line
@@ -47,13 +46,11 @@ class WorkspaceData:
 
 def load_workspace(
     session: SyncSession,
-    progress: Callable[[str], None] | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    steps: Steps = QUIET,
 ) -> WorkspaceData:
     """Read the sync's conflicts and everything decided or learned about them."""
     git, refs, config = session.git, session.refs, session.config
-    step = Steps(progress, cancelled)
-    step("Finding the sync merge")
+    steps("Finding the sync merge")
     merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
     if merge is not None:
         dev_base, slice_tip, head = merge.dev_base, merge.slice_tip, refs.head
@@ -61,9 +58,9 @@ def load_workspace(
         # Not built yet: merge dev's tip with the slice tip the bot would take.
         line = main_line(git, refs.dev, refs.main)[: config.slice_size]
         dev_base, slice_tip, head = refs.dev, (line[-1] if line else refs.main), None
-    step("Re-merging to find the conflicts")
+    steps("Re-merging to find the conflicts")
     conflicts = read_conflicts(git, dev_base, slice_tip, head)
-    step("Loading your decisions")
+    steps("Loading your decisions")
     branch = None if refs.head_name == "HEAD" else refs.head_name
     loaded = load_state(git, SyncKey(dev_base, slice_tip), branch=branch, head=head)
     store = ResolutionStore.open(git)
@@ -79,8 +76,8 @@ def load_workspace(
     texts = {oid: tuple(bytes_to_lines(data)) for oid, data in read_blobs(git, blobs).items()}
     audit = None
     if head is not None:
-        step("Auditing dev's lines in the result")
-        audit = audit_sync(git, dev_base, slice_tip, head, cancelled)
+        steps("Auditing dev's lines in the result")
+        audit = audit_sync(git, dev_base, slice_tip, head, steps)
     dev_files = _dev_files_for_outside_accidents(git, conflicts, audit)
     return WorkspaceData(
         conflicts, loaded, branch, texts, suggestions, file_suggestions, audit, store, dev_files

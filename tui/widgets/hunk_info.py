@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from textual.content import Content
 
-from syncdesk.services.audit.lost_lines import Finding
+from syncdesk.services.audit.lost_lines import LostLine
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.models import Action, SyncState
 from syncdesk.services.workspace.accidents import hunk_index_of
@@ -35,7 +35,7 @@ def hunk_info(
     state: SyncState,
     policy: str | None,
     data: WorkspaceData,
-    accidents: Sequence[Finding],
+    accidents: Sequence[LostLine],
 ) -> Content:
     """The lines about ``conflict`` and its current hunk; ``accidents`` those it still lacks."""
     parts = _file_line(conflict, state, policy)
@@ -85,7 +85,7 @@ def _whole_file_lines(conflict: ConflictFile, data: WorkspaceData) -> list[Part]
     return parts
 
 
-def _accident_line(conflict: ConflictFile, index: int, accidents: Sequence[Finding]) -> list[Part]:
+def _accident_line(conflict: ConflictFile, index: int, accidents: Sequence[LostLine]) -> list[Part]:
     here = [f for f in accidents if hunk_index_of(conflict, f.line) == index]
     parts: list[Part] = [
         (f"\n⚠ {len(accidents)} probable accident(s) in this file", "$warning"),

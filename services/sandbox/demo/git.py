@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
 from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.git.objects import read_objects
 from syncdesk.services.git.runner import Git
 
 ORIGIN_CLASSES = ("main", "dev", "shared", "merge", "repair")
@@ -102,19 +103,12 @@ def _parse_commit(sha: str, text: str) -> RawCommit:
 
 
 def read_commits(git: Git, shas: list[str]) -> dict[str, RawCommit]:
-    """Every named commit object, read in one ``cat-file --batch`` process."""
-    result = git.run(["cat-file", "--batch"], input="".join(f"{s}\n" for s in shas).encode())
-    data = result.stdout
-    commits: dict[str, RawCommit] = {}
-    position = 0
-    while position < len(data):
-        end = data.index(b"\n", position)
-        sha, kind, size = data[position:end].decode().split()
-        body = data[end + 1 : end + 1 + int(size)]
-        position = end + 1 + int(size) + 1
-        if kind == "commit":
-            commits[sha] = _parse_commit(sha, body.decode("utf-8", "replace"))
-    return commits
+    """Every named commit object (by full SHA), read with one ``cat-file`` process."""
+    return {
+        item.oid: _parse_commit(item.oid, item.content.decode("utf-8", "replace"))
+        for item in read_objects(git, shas).values()
+        if item is not None and item.type == "commit" and item.content is not None
+    }
 
 
 def pr_commits(git: Git, facts: DemoFacts) -> list[str]:

@@ -17,11 +17,13 @@ from syncdesk.services.sandbox.scenario import ReviewCommentSpec, ReviewSpec
 EARLIER_REVIEW_ID, STRICT_REVIEW_ID, REPLY_REVIEW_ID = 1_510_000_101, 1_510_000_202, 1_510_000_303
 
 
-def review_findings(origins: dict[str, LineRange], head: str) -> dict[str, t.Finding]:
+def review_findings(origins: dict[str, LineRange], head: str) -> dict[str, t.PlantedFinding]:
     """The findings the reviews raise on the head, one or more per origin class."""
 
-    def make(fid: str, severity: str, area: str, title: str, failure: str, key: str) -> t.Finding:
-        return t.Finding(fid, severity, area, title, failure, origins[key], head)
+    def make(
+        fid: str, severity: str, area: str, title: str, failure: str, key: str
+    ) -> t.PlantedFinding:
+        return t.PlantedFinding(fid, severity, area, title, failure, origins[key], head)
 
     return {
         "F1": make(
@@ -81,9 +83,11 @@ def review_findings(origins: dict[str, LineRange], head: str) -> dict[str, t.Fin
     }
 
 
-def reviews(facts: DemoFacts, findings: dict[str, t.Finding], web_repo: str) -> list[ReviewSpec]:
+def reviews(
+    facts: DemoFacts, findings: dict[str, t.PlantedFinding], web_repo: str
+) -> list[ReviewSpec]:
     """The bot's earlier and strict reviews and the maintainer's reply's own review."""
-    resolved = t.Finding(
+    resolved = t.PlantedFinding(
         "F9",
         "CRITICAL",
         "Correctness",
@@ -121,7 +125,7 @@ def reviews(facts: DemoFacts, findings: dict[str, t.Finding], web_repo: str) -> 
 
 
 def inline_comments(
-    git: Git, facts: DemoFacts, findings: dict[str, t.Finding]
+    git: Git, facts: DemoFacts, findings: dict[str, t.PlantedFinding]
 ) -> list[ReviewCommentSpec]:
     """The inline threads: an outdated one, F1 on one line, F2 on a range, and a reply."""
     single, multi = findings["F1"].cited, findings["F2"].cited
@@ -129,7 +133,7 @@ def inline_comments(
     multi_lines = file_lines(git, facts.repair, multi.path)
     start = multi.start if multi.end > multi.start else max(1, multi.start - 1)
     path, old_line, old_hunk = outdated_anchor(git, facts)
-    outdated = t.Finding(
+    outdated = t.PlantedFinding(
         "F3",
         "CRITICAL",
         "Correctness",

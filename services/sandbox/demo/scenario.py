@@ -112,7 +112,11 @@ def demo_scenario(facts: DemoFacts, web_url: str = "https://github.com") -> Scen
 
 
 def _sync_pull(
-    git: Git, facts: DemoFacts, shas: list[str], findings: dict[str, t.Finding], web_repo: str
+    git: Git,
+    facts: DemoFacts,
+    shas: list[str],
+    findings: dict[str, t.PlantedFinding],
+    web_repo: str,
 ) -> PullSpec:
     listed = [sha for i, sha in enumerate(facts.slice) if i not in OMITTED_FROM_BODY]
     stat = git.text("diff", "--shortstat", facts.merge, facts.repair).strip()
@@ -186,7 +190,9 @@ def _merged_pulls(heads: list[str], raw: dict[str, RawCommit]) -> list[PullSpec]
     return pulls
 
 
-def _notes(facts: DemoFacts, findings: dict[str, t.Finding], pull: PullSpec) -> dict[str, object]:
+def _notes(
+    facts: DemoFacts, findings: dict[str, t.PlantedFinding], pull: PullSpec
+) -> dict[str, object]:
     by_origin: dict[str, list[str]] = {}
     for finding in findings.values():
         by_origin.setdefault(finding.cited.origin, []).append(finding.id)

@@ -18,7 +18,7 @@ _SIGNOFF = re.compile(r"^Signed-off-by: (.*) <(.*)>\s*$", re.IGNORECASE | re.MUL
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
+class PlantedFinding:
     """One review finding and the head lines it cites."""
 
     id: str
@@ -88,7 +88,7 @@ Ordered 100 source SHAs
 """
 
 
-def finding_block(web_repo: str, finding: Finding, carried: bool) -> str:
+def finding_block(web_repo: str, finding: PlantedFinding, carried: bool) -> str:
     """One numbered finding of a review body."""
     link = blob_link(web_repo, finding.commit, finding.cited)
     prior = f" This is unresolved prior {finding.id}." if carried else ""
@@ -103,9 +103,9 @@ def finding_block(web_repo: str, finding: Finding, carried: bool) -> str:
 
 def strict_review_body(
     web_repo: str,
-    findings: list[Finding],
+    findings: list[PlantedFinding],
     inline_ids: list[str],
-    resolved: Finding,
+    resolved: PlantedFinding,
     earlier: int,
     new_ids: frozenset[str] = frozenset(),
 ) -> str:
@@ -133,7 +133,7 @@ Note: this review is posted as a comment; it does not approve or block the pull 
 """
 
 
-def earlier_review_body(web_repo: str, findings: list[Finding]) -> str:
+def earlier_review_body(web_repo: str, findings: list[PlantedFinding]) -> str:
     """The first review, on the previous head (the merge commit)."""
     critical = sum(1 for f in findings if f.severity == "CRITICAL")
     important = len(findings) - critical
@@ -146,7 +146,7 @@ This pass covers the merge resolution and the files it changed.
 {blocks}"""
 
 
-def inline_body(finding: Finding) -> str:
+def inline_body(finding: PlantedFinding) -> str:
     """An inline comment: ``[CRITICAL Correctness] F1 — Title`` then the failure."""
     return (
         f"[{finding.severity} {finding.area}] {finding.id} — {finding.title}\n\n"
