@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from syncdesk.services.conflicts.linediff import match_lines
 from syncdesk.services.conflicts.markers import StageLines, parse_markers
-from syncdesk.services.conflicts.models import Common, Hunk, hunk_key, joined, rebuild, shown
+from syncdesk.services.conflicts.models import Common, Hunk, hunk_key, joined, rebuild
 from syncdesk.services.conflicts.placement import place_hunks
 from syncdesk.services.lines import split_lines
+from syncdesk.services.sanitize import visible
 
 DEV, MAIN = "d" * 40, "e" * 40
 
@@ -50,8 +51,8 @@ def test_rebuild_wants_one_choice_per_hunk() -> None:
 
 def test_shown_makes_raw_text_printable() -> None:
     raw = b"caf\xe9 \x1b[2J\n".decode("utf-8", "surrogateescape")
-    assert shown(raw) == "caf\ufffd ^[[2J\n"
-    assert shown(raw).encode("utf-8")  # no lone surrogate left
+    assert visible(raw) == "caf\ufffd ^[[2J\n"
+    assert visible(raw).encode("utf-8")  # no lone surrogate left
 
 
 def _conflict(dev: list[str], base: list[str], main: list[str]) -> list[str]:

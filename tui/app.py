@@ -16,8 +16,7 @@ from textual.screen import Screen
 
 from syncdesk.screens.help_screen import HelpScreen
 from syncdesk.screens.slice_screen import SliceScreen
-from syncdesk.services.github.link import GitHubLink
-from syncdesk.services.review.pull_request import github_link_for
+from syncdesk.services.github.link import GitHubLink, github_link_for
 from syncdesk.services.sync.session import SyncSession
 
 

@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING, NoReturn
 
 import platformdirs
 
-from syncdesk.services.conflicts.models import shown
 from syncdesk.services.errors import ServiceError
 from syncdesk.services.report.facts import to_json, to_markdown, to_text
 from syncdesk.services.report.serialize import to_json_text
-from syncdesk.services.sanitize import one_line
+from syncdesk.services.sanitize import one_line, visible
 from syncdesk.services.sync.session import (
     SyncOptions,
     SyncSession,
@@ -188,7 +187,7 @@ def _report(args: argparse.Namespace) -> int:
     session = open_sync(_options(args))
     link = None
     if args.with_pr or args.pr is not None:
-        from syncdesk.services.review.pull_request import github_link_for
+        from syncdesk.services.github.link import github_link_for
 
         link = github_link_for(session, args.pr)
     sys.stdout.write(_report_output(session, args.format, link))
@@ -378,7 +377,7 @@ def _print_plan(plan: RepairPlan) -> None:
     print(f"Repair of {one_line(plan.branch)} at {plan.old_head[:12]}: {what}")
     print(f"{len(plan.changes)} file(s) change; signed: {'yes' if plan.sign else 'no'}")
     print("\n--- commit message ---")
-    print(shown(plan.message).rstrip("\n"))
+    print(visible(plan.message).rstrip("\n"))
     print("\n--- the new repair, against the merge ---")
     print(plan.diff_stat.rstrip("\n"))
     print("\n--- what changes against the previous repair ---")
@@ -437,7 +436,7 @@ def _rebuild(args: argparse.Namespace) -> int:
         ("Repair patch no longer applies to", result.repair_conflicts),
     ):
         if paths:
-            print(f"{label}: " + ", ".join(shown(path) for path in paths))
+            print(f"{label}: " + ", ".join(visible(path) for path in paths))
     _print_checks(result.anatomy_ok, result.problems, result.tree_verified, result.patch_note)
     _print_note(result.note)
     for note in store.notes:

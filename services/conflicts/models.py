@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from syncdesk.services.lines import encode_text
-from syncdesk.services.sanitize import one_line, visible
+from syncdesk.services.sanitize import one_line
 
 ConflictType = Literal["content", "add/add", "modify/delete", "file-location", "rename", "binary"]
 Resolution = Literal["dev", "main", "union", "base", "custom", "deleted", "unresolved"]
@@ -49,11 +49,6 @@ RESOLUTIONS: tuple[Resolution, ...] = (
     "deleted",
     "unresolved",
 )
-
-
-def shown(text: str) -> str:
-    """Raw text made safe to show: invalid UTF-8 as U+FFFD, controls spelled out."""
-    return visible(text)
 
 
 def _normalised(lines: Iterable[str]) -> bytes:

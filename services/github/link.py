@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from syncdesk.services.errors import ServiceError
-from syncdesk.services.github.api import GitHubClient, GitHubTarget
-from syncdesk.services.github.token import Token
+from syncdesk.services.github.api import GitHubClient, GitHubTarget, target_for
+from syncdesk.services.github.token import Token, find_token
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.session import SyncSession
 
@@ -36,3 +36,12 @@ def pull_number(session: SyncSession, link: GitHubLink, client: GitHubClient) ->
             f"no pull request on {link.target.full_name} has {one_line(branch)} as its head branch"
         )
     return number
+
+
+def github_link_for(session: SyncSession, number: int | None = None) -> GitHubLink:
+    """The repository from the config or the remote, and a token found gh's way.
+
+    May run ``gh auth token``: call it from a worker.
+    """
+    target = target_for(session.git, session.config)
+    return GitHubLink(target, find_token(target.api_url), number)

@@ -19,11 +19,9 @@ from syncdesk.services.github.api import (
     ThreadState,
     content_key,
     review_threads,
-    target_for,
 )
 from syncdesk.services.github.link import GitHubLink, pull_number
 from syncdesk.services.github.models import PullRequest
-from syncdesk.services.github.token import find_token
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.review.advice import evidence_line, origin_summary, suggest_disposition
 from syncdesk.services.review.dispositions import (
@@ -78,15 +76,6 @@ class FindingsData:
         """The decided disposition, else the suggested one."""
         decided = self.decision(view.finding.id)
         return decided.disposition if decided is not None else view.suggested
-
-
-def github_link_for(session: SyncSession, number: int | None = None) -> GitHubLink:
-    """The repository from the config or the remote, and a token found gh's way.
-
-    May run ``gh auth token``: call it from a worker.
-    """
-    target = target_for(session.git, session.config)
-    return GitHubLink(target, find_token(target.api_url), number)
 
 
 def load_findings(

@@ -19,10 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from syncdesk.services.conflicts.models import shown
 from syncdesk.services.git.commit import split_trailers, with_signoff
 from syncdesk.services.git.runner import Git
-from syncdesk.services.sanitize import one_line
+from syncdesk.services.sanitize import one_line, visible
 
 BLOCK_HEADER = "Files written by syncdesk:"
 MAX_LISTED = 50
@@ -32,7 +31,7 @@ _MORE = re.compile(r"- \.\.\. and \d+ more")
 
 def default_message(branch: str) -> str:
     """The message of a branch's first repair."""
-    return f"Repair {shown(branch)}: fixes after the sync merge\n"
+    return f"Repair {visible(branch)}: fixes after the sync merge\n"
 
 
 def repair_message(
@@ -56,7 +55,7 @@ def repair_message(
     for path, verb in written:
         listed[_path(path)] = f"- {_path(path)} ({verb})"
     for sha, subject in squashed:
-        what = f"{sha[:12]} {one_line(shown(subject))}"
+        what = f"{sha[:12]} {one_line(visible(subject))}"
         listed[what] = f"- {what} (squashed)"
     message = body.rstrip("\n") + "\n\n" + _block(listed)
     if trailers:
@@ -67,7 +66,7 @@ def repair_message(
 
 def _path(path: str) -> str:
     """A raw path on one line, readable: invalid UTF-8 as U+FFFD, controls spelled out."""
-    return one_line(shown(path))
+    return one_line(visible(path))
 
 
 def _without_block(body: str) -> tuple[str, dict[str, str]]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from syncdesk.services.conflicts.models import shown
 from syncdesk.services.git.runner import Git
+from syncdesk.services.sanitize import visible
 
 _DIFF = ["diff-tree", "-p", "-r", "--no-renames", "--full-index", "--binary",
          "--no-ext-diff", "--no-textconv", "--no-color"]  # fmt: skip
@@ -43,7 +43,7 @@ def compare_patches(
         return PatchComparison(True, "patch identical to the previous repair")
     every = old_files.keys() | new_files.keys()
     differing = sorted(p for p in every if old_files.get(p) != new_files.get(p))
-    named = ", ".join(shown(path) for path in differing[:_LISTED])
+    named = ", ".join(visible(path) for path in differing[:_LISTED])
     more = f" and {len(differing) - _LISTED} more" if len(differing) > _LISTED else ""
     return PatchComparison(
         False, f"patch differs from the previous repair in {len(differing)} file(s): {named}{more}"

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from syncdesk.services.conflicts.models import shown
 from syncdesk.services.errors import BranchMovedError, NothingToDoError, ServiceError
 from syncdesk.services.git.commit import (
     create_commit,
@@ -176,7 +175,7 @@ def write_repair(git: Git, plan: RepairPlan) -> WriteResult:
     new_head = create_commit(
         git, plan.new_tree, (plan.merge,), plan.message, author=plan.author, sign=plan.sign
     )
-    paths = ", ".join(shown(change.path) for change in plan.changes[:3]) or "squash"
+    paths = ", ".join(visible(change.path) for change in plan.changes[:3]) or "squash"
     backup = move_branch(git, short, new_head, plan.old_head, f"repair {short}: {paths}")
     anatomy_ok, problems, tree_ok = verify(
         git, ref, new_head, plan.new_tree, plan.dev, plan.main, plan.slice_size
@@ -283,7 +282,7 @@ def _edits(
     for change in unique:
         check_path(change.path)
         if change.mode is not None and change.mode not in FILE_MODES:
-            raise ServiceError(f"cannot write {shown(change.path)} with mode {change.mode}")
+            raise ServiceError(f"cannot write {visible(change.path)} with mode {change.mode}")
     current = entries_at(git, head, [change.path for change in unique])
     edits: dict[str, Entry | None] = {}
     written: list[tuple[str, str]] = []
@@ -296,7 +295,7 @@ def _edits(
             continue
         mode = change.mode or (before.mode if before is not None else "100644")
         if mode not in FILE_MODES:  # a submodule (160000) is not a file to write
-            raise ServiceError(f"cannot write {shown(change.path)}: it is not a file at the head")
+            raise ServiceError(f"cannot write {visible(change.path)}: it is not a file at the head")
         entry = Entry(mode, write_blob(git, change.content))
         if entry == before:
             continue
