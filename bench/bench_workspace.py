@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from syncdesk.screens.workspace_screen import WorkspaceScreen
+from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.session import SyncOptions, open_sync

@@ -17,7 +17,7 @@ from syncdesk.screens.desk import DeskScreen
 from syncdesk.screens.findings_screen import FindingsScreen
 from syncdesk.screens.preview_screen import PreviewScreen
 from syncdesk.screens.status_screen import StatusScreen
-from syncdesk.screens.workspace_screen import WorkspaceScreen
+from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.models import SyncReport
 from syncdesk.services.sync.session import SyncSession, load_report, reopen

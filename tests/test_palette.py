@@ -10,7 +10,7 @@ from syncdesk.screens.commit_screen import CommitScreen
 from syncdesk.screens.findings_screen import FindingsScreen
 from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.screens.status_screen import StatusScreen
-from syncdesk.screens.workspace_screen import WorkspaceScreen
+from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.sandbox.server import Sandbox
 from syncdesk.services.sync.session import SyncSession

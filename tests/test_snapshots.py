@@ -14,7 +14,7 @@ from syncdesk.screens.commit_screen import CommitScreen
 from syncdesk.screens.help_screen import HelpScreen
 from syncdesk.screens.preview_screen import PreviewScreen
 from syncdesk.screens.slice_screen import SliceScreen
-from syncdesk.screens.workspace_screen import WorkspaceScreen
+from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.decisions.models import Action, FileStatus
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.demo.world import build_world

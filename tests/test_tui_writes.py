@@ -9,7 +9,7 @@ from typing import Any
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.preview_screen import PreviewScreen
 from syncdesk.screens.slice_screen import SliceScreen
-from syncdesk.screens.workspace_screen import WorkspaceScreen
+from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.models import FileStatus
 from syncdesk.services.demo.facts import DemoFacts

@@ -12,7 +12,7 @@ from rich.syntax import Syntax
 from textual.app import SuspendNotSupported
 
 from syncdesk.screens.edit_hunk_screen import EditHunkScreen
-from syncdesk.screens.workspace_core import WorkspaceCore
+from syncdesk.screens.workspace.core import WorkspaceCore
 from syncdesk.services.decisions.models import Action
 from syncdesk.services.lines import encode_text, split_lines
 from syncdesk.services.sanitize import visible

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual import work
 
-from syncdesk.screens.workspace_core import WorkspaceCore
+from syncdesk.screens.workspace.core import WorkspaceCore
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.learn import remember_approval
 from syncdesk.services.decisions.models import Action, SyncState, redo, undo

@@ -1,7 +1,7 @@
 """The conflict workspace: every conflict of the sync merge, reviewed and resolved hunk by hunk.
 
 The screen binds the keys, lays out the panes and loads the conflicts. What it
-holds and draws is :class:`~syncdesk.screens.workspace_core.WorkspaceCore`; its actions
+holds and draws is :class:`~syncdesk.screens.workspace.core.WorkspaceCore`; its actions
 come in groups, one mixin each: decisions, hand edits, accident restores and
 attribution.
 """
@@ -16,10 +16,10 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Footer, Header, Static
 
-from syncdesk.screens.workspace_attribution import AttributionActions
-from syncdesk.screens.workspace_decisions import DecisionActions
-from syncdesk.screens.workspace_edits import EditActions
-from syncdesk.screens.workspace_restores import RestoreActions
+from syncdesk.screens.workspace.attribution import AttributionActions
+from syncdesk.screens.workspace.decisions import DecisionActions
+from syncdesk.screens.workspace.edits import EditActions
+from syncdesk.screens.workspace.restores import RestoreActions
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.policies import policy_for
 from syncdesk.services.workspace.load import WorkspaceData, load_workspace

@@ -1,6 +1,6 @@
 """What the conflict workspace holds, draws and moves through, and how a decision reaches it.
 
-:class:`WorkspaceCore` is the base of :class:`~syncdesk.screens.workspace_screen.WorkspaceScreen`
+:class:`WorkspaceCore` is the base of :class:`~syncdesk.screens.workspace.screen.WorkspaceScreen`
 and of the mixins that group its actions (decisions, hand edits, restores,
 attribution): each of those subclasses it, so every attribute and helper they
 use is declared once, here, and typed for ``mypy --strict``.

@@ -7,7 +7,7 @@ from dataclasses import replace
 from textual import work
 
 from syncdesk.screens.attribution_screen import AttributionScreen
-from syncdesk.screens.workspace_core import WorkspaceCore
+from syncdesk.screens.workspace.core import WorkspaceCore
 from syncdesk.services.conflicts.attribution import attribute
 from syncdesk.services.conflicts.models import ConflictFile, ConflictSet, FileAttribution
 
