@@ -99,7 +99,10 @@ def test_push_asks_first_and_pushes_with_yes(tmp_path, capsys):
     assert err == ["syncdesk: push asks for confirmation: run it in a terminal, or pass --yes"]
     assert raw_git(remote, "for-each-ref") == b""
     code, out, _ = run(capsys, "--repo", str(sync.path), "push", "--yes")
-    assert out[0].startswith(f"Push sync ({sync.head[:12]}) to origin, replacing nothing")
+    # --yes too says where the push goes and what it replaces, before it runs
+    assert out[0].startswith(
+        f"Push sync ({sync.head[:12]}) to origin ({remote}), replacing nothing"
+    )
     assert code == 0 and out[-1].startswith("pushed origin/sync: ")
     assert raw_git(remote, "rev-parse", "refs/heads/sync").decode().strip() == sync.head
 
@@ -175,3 +178,26 @@ def test_a_write_that_leaves_the_anatomy_broken_exits_non_zero(tmp_path, capsys)
     assert code == 1 and out[-1] == branch_at(sync.path) != sync.head
     anatomy = next(line for line in out if line.startswith("Anatomy: "))
     assert "the slice of 100 ends at" in anatomy
+
+
+def test_a_repository_cannot_choose_where_a_push_goes(tmp_path, capsys, monkeypatch):
+    sync = build_sync_repo(tmp_path / "r")
+    theirs, mine = tmp_path / "theirs.git", tmp_path / "mine.git"
+    for bare in (theirs, mine):
+        subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    sync.git("remote", "add", "theirs", str(theirs))
+    sync.git("remote", "add", "mine", str(mine))
+    (sync.path / ".syncdesk.toml").write_text('remote = "theirs"\n')
+    code, out, err = run(capsys, "--repo", str(sync.path), "push", "--yes")
+    assert (code, out) == (1, [])
+    assert err[0].startswith(f"syncdesk: {sync.path / '.syncdesk.toml'}: remote may only be set")
+    assert raw_git(theirs, "for-each-ref") == b""
+    # The user's own file says where pushes go.
+    (sync.path / ".syncdesk.toml").unlink()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "config" / "syncdesk").mkdir(parents=True)
+    (tmp_path / "config" / "syncdesk" / "config.toml").write_text('remote = "mine"\n')
+    code, out, _ = run(capsys, "--repo", str(sync.path), "push", "--yes")
+    assert code == 0 and f"to mine ({mine})" in out[0]
+    assert raw_git(mine, "rev-parse", "refs/heads/sync").decode().strip() == sync.head
+    assert raw_git(theirs, "for-each-ref") == b""

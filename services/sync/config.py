@@ -75,11 +75,14 @@ _LIST_KEYS = {
 }
 _INT_KEYS = {"slice_size"}
 KNOWN_KEYS = frozenset(_STRING_KEYS | _OPTIONAL_STRING_KEYS | _LIST_KEYS | _INT_KEYS)
-# Where the token is sent and which repository it acts on: a cloned
-# repository's own file must never choose that (a change merged from main
-# could send the maintainer's token elsewhere, or make syncdesk post to
-# another repository), so only the user file and the command line set these.
-USER_ONLY_KEYS = frozenset({"github_repo", "github_api_url", "github_web_url", "codecov_api_url"})
+# Where the token is sent, which repository syncdesk posts to, and where a push
+# goes: a cloned repository's own file must never choose that (a change merged
+# from main could send the maintainer's token elsewhere, or a push to a path or
+# URL of its choosing, answered by the user's credential helper), so only the
+# user file and the command line set these.
+USER_ONLY_KEYS = frozenset(
+    {"github_repo", "github_api_url", "github_web_url", "codecov_api_url", "remote"}
+)
 
 
 def user_config_path() -> Path:
@@ -104,7 +107,7 @@ def load_config(work_tree: Path | None, user_file: Path | None = None) -> Config
         if refused:
             raise ConfigError(
                 f"{repo}: {refused[0]} may only be set in your user file "
-                f"({user_config_path()}): it says where your GitHub token is used"
+                f"({user_config_path()}): it says where your token or your push goes"
             )
         config = _apply(config, repo, data)
     return config

@@ -51,6 +51,17 @@ class _Line:
     reason: str
 
 
+def push_url(git: Git, remote: str) -> str:
+    """Where a push to ``remote`` goes: its push URL after ``pushInsteadOf``, as git uses it.
+
+    Raises :class:`ServiceError` when no remote of that name exists.
+    """
+    found = git.run(["remote", "get-url", "--push", "--", remote], check=False)
+    if found.status != 0:
+        raise ServiceError(f"no remote named {one_line(remote)!r} to push to")
+    return found.text.strip()
+
+
 def lease_for(git: Git, remote: str, branch: str) -> str:
     """The full id the remote's branch is expected at ("" if it should not exist there yet).
 

@@ -19,7 +19,7 @@ from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.session import SyncSession, writable_branch
 from syncdesk.services.write.approved import approved_changes
 from syncdesk.services.write.models import PushResult, RepairPlan, WriteResult
-from syncdesk.services.write.push import lease_for, push_with_lease
+from syncdesk.services.write.push import lease_for, push_url, push_with_lease
 from syncdesk.services.write.repair import plan_repair, plan_signoff, write_repair
 
 
@@ -86,6 +86,7 @@ class Lease:
 
     branch: str
     remote: str
+    url: str  # where the push goes: the remote's push URL, as git will use it
     head: str
     expected: str  # full id on the remote, "" when the branch is new there
 
@@ -94,16 +95,18 @@ def push_lease(session: SyncSession) -> Lease:
     """The session branch's push: its head and the lease on the remote's branch."""
     short, _, head = read_branch(session.git, writable_branch(session))
     remote = session.config.remote
-    return Lease(short, remote, head, lease_for(session.git, remote, short))
+    url = push_url(session.git, remote)
+    return Lease(short, remote, url, head, lease_for(session.git, remote, short))
 
 
 def push_question(lease: Lease) -> str:
     """The confirmation of a push, naming the commit it sends and the one it replaces."""
     replacing = lease.expected[:12] if lease.expected else "nothing (a new branch there)"
     return (
-        f"Push {one_line(lease.branch)} ({lease.head[:12]}) to {one_line(lease.remote)}, "
-        f"replacing {replacing}? The push is refused if the remote's branch is no longer "
-        "at that commit, or the local branch is no longer at this one."
+        f"Push {one_line(lease.branch)} ({lease.head[:12]}) to {one_line(lease.remote)} "
+        f"({one_line(lease.url)}), replacing {replacing}? The push is refused if the "
+        "remote's branch is no longer at that commit, or the local branch is no longer at "
+        "this one."
     )
 
 
