@@ -136,7 +136,7 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
             f"{data.pr.head_sha[:12]}."
         )
         if await self.app.push_screen_wait(ConfirmScreen(question, "Post")):
-            result = await self.in_thread(post_override, data, text)
+            result = await self.in_thread(post_override, self.session, data, text)
             self.posted("DCO override request", result)
 
     def action_trigger(self) -> None:
@@ -156,7 +156,9 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
         where = f"#{data.pr.number} of {data.link.target.full_name}"
         question = f"Post {line!r} on {where}? It is posted at most once per head."
         if await self.app.push_screen_wait(ConfirmScreen(question, "Post")):
-            self.posted("CI trigger", await self.in_thread(post_trigger, data, template))
+            self.posted(
+                "CI trigger", await self.in_thread(post_trigger, self.session, data, template)
+            )
 
     def action_label(self) -> None:
         """Add or remove a label on the pull request."""

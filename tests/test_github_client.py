@@ -226,3 +226,38 @@ def test_two_presses_at_once_post_once(world: DemoFacts, sandbox: Sandbox) -> No
     posts = [w for w in sandbox.writes if w["method"] == "POST"]
     assert len(posts) == 1
     assert sum(not r.already_posted for r in results) == 1
+
+
+def test_two_processes_posting_at_once_post_once(world: DemoFacts, sandbox: Sandbox) -> None:
+    # Two syncdesks on one repository (two terminals) press the same post at the
+    # same moment, over and over: each post must reach GitHub exactly once.
+    import os
+    import subprocess
+    import sys
+
+    trials = int(os.environ.get("SYNCDESK_RACE_RUNS", "100"))
+    root = Path(__file__).resolve().parent.parent
+    command = [sys.executable, "-m", "tests.postracer", str(world.repo), sandbox.base_url, str(PR)]
+    pipe = subprocess.PIPE
+    racers = [
+        subprocess.Popen(command, cwd=root, stdin=pipe, stdout=pipe, text=True) for _ in range(2)
+    ]
+    try:
+        for racer in racers:
+            assert racer.stdout is not None and racer.stdout.readline() == "ready\n"
+        for trial in range(trials):
+            key = f"race:{trial}"
+            for racer in racers:  # both are told before either answers
+                assert racer.stdin is not None
+                racer.stdin.write(f"{key}\n")
+                racer.stdin.flush()
+            answers = sorted(racer.stdout.readline().strip() for racer in racers if racer.stdout)
+            posts = [
+                w for w in sandbox.writes
+                if w["method"] == "POST" and marker(key) in str(w["body"].get("body", ""))
+            ]  # fmt: skip
+            assert (len(posts), answers) == (1, ["found", "posted"]), f"trial {trial}"
+    finally:
+        for racer in racers:
+            racer.kill()
+            racer.wait()

@@ -28,10 +28,12 @@ import hashlib
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from itertools import islice
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
@@ -42,6 +44,7 @@ from github.GithubException import BadCredentialsException, RateLimitExceededExc
 from github.GithubObject import NotSet
 
 from syncdesk.services.errors import ServiceError
+from syncdesk.services.git.atomic import locked, make_directory
 from syncdesk.services.git.runner import Git
 from syncdesk.services.github.models import (
     CheckRun,
@@ -71,10 +74,16 @@ _post_locks: dict[tuple[str, str, int, str], threading.Lock] = {}
 _post_locks_guard = threading.Lock()
 
 
-def _post_lock(target: GitHubTarget, where: tuple[int, str]) -> threading.Lock:
+def _thread_lock(target: GitHubTarget, where: tuple[int, str]) -> threading.Lock:
     """The lock of one post (one repository, pull request and key) in this process."""
     with _post_locks_guard:
         return _post_locks.setdefault((target.api_url, target.full_name, *where), threading.Lock())
+
+
+def post_lock_file(directory: Path, target: GitHubTarget, where: tuple[int, str]) -> Path:
+    """The lock file of one post, in ``directory``: named by a digest of where it goes."""
+    name = "\0".join((target.api_url, target.full_name, str(where[0]), where[1]))
+    return directory / f"{hashlib.sha256(name.encode()).hexdigest()[:32]}.lock"
 
 
 class GitHubError(ServiceError):
@@ -157,7 +166,12 @@ def markers_in(body: str) -> set[str]:
 class GitHubClient:
     """Reads a pull request whole and posts comments exactly once."""
 
-    def __init__(self, target: GitHubTarget, token: Token) -> None:
+    def __init__(
+        self, target: GitHubTarget, token: Token, *, post_locks: Path | None = None
+    ) -> None:
+        # post_locks: a directory for the posts' lock files, shared by every
+        # syncdesk process on the repository; without it posts lock per process.
+        self._post_locks = post_locks
         self.target = target
         self.token_source = token.source
         auth = Auth.Token(token.value)
@@ -328,8 +342,9 @@ class GitHubClient:
         what: str,
     ) -> PostResult:
         # Only our own comments count: anyone can paste a marker into theirs,
-        # and that must not silence syncdesk. The lock keeps two presses in one
-        # process from both finding nothing and both posting.
+        # and that must not silence syncdesk. The lock keeps two presses, or two
+        # syncdesk processes on one repository, from both finding nothing and
+        # both posting: read back and post happen under it.
         tagged = f"{body.rstrip()}\n\n{marker(key)}\n"
         me = self.viewer()
 
@@ -340,7 +355,7 @@ class GitHubClient:
                     return PostResult(comment.id, comment.html_url or "", True)
             return None
 
-        with _post_lock(self.target, where):
+        with self._post_lock(where):
             found = existing()
             if found is not None:
                 return found
@@ -352,6 +367,14 @@ class GitHubClient:
                     return PostResult(after.comment_id, after.html_url, False, True)
                 raise self._error(error, f"{what} was not posted; press again to retry") from None
         return PostResult(created.id, created.html_url or "", False)
+
+    def _post_lock(self, where: tuple[int, str]) -> AbstractContextManager[object]:
+        if self._post_locks is None:
+            return _thread_lock(self.target, where)
+        make_directory(self._post_locks)
+        # flock excludes other processes, and other threads too: each open of
+        # the file is its own open file description.
+        return locked(post_lock_file(self._post_locks, self.target, where))
 
     def viewer(self) -> str:
         """The login of the token's user (read once)."""

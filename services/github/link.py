@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from syncdesk.services.errors import ServiceError
+from syncdesk.services.git.runner import Git
+from syncdesk.services.git.storage import storage_dir
 from syncdesk.services.github.api import GitHubClient, GitHubTarget, target_for
 from syncdesk.services.github.token import Token, find_token
 from syncdesk.services.sanitize import one_line
@@ -45,3 +47,13 @@ def github_link_for(session: SyncSession, number: int | None = None) -> GitHubLi
     """
     target = target_for(session.git, session.config)
     return GitHubLink(target, find_token(target.api_url), number)
+
+
+def posting_client(link: GitHubLink, git: Git) -> GitHubClient:
+    """A client whose posts are locked in ``git``'s directory: once per key across processes.
+
+    Two syncdesk processes on one repository (two terminals, a script) take the
+    same lock file for the same post, so one reads back the other's comment
+    instead of posting a second one.
+    """
+    return GitHubClient(link.target, link.token, post_locks=storage_dir(git) / "posts")

@@ -36,7 +36,7 @@ from syncdesk.services.github.dco import (
     post_override_request,
     sync_branch_prefix,
 )
-from syncdesk.services.github.link import GitHubLink, pull_number
+from syncdesk.services.github.link import GitHubLink, posting_client, pull_number
 from syncdesk.services.github.models import PullRequest
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sync.models import SyncReport
@@ -171,15 +171,15 @@ def override_text(data: StatusData, maintainers: tuple[str, ...]) -> str:
     return override_request(data.dco, data.pr, maintainers=maintainers, precedent=data.precedent)
 
 
-def post_override(data: StatusData, text: str) -> PostResult:
-    """Post the override request (at most once for this head SHA)."""
-    client = GitHubClient(data.link.target, data.link.token)
+def post_override(session: SyncSession, data: StatusData, text: str) -> PostResult:
+    """Post the override request (at most once for this head SHA, across processes)."""
+    client = posting_client(data.link, session.git)
     return post_override_request(client, data.pr, text)
 
 
-def post_trigger(data: StatusData, template: str) -> PostResult:
-    """Post ``/ok to test <head sha>`` (at most once for this head SHA)."""
-    client = GitHubClient(data.link.target, data.link.token)
+def post_trigger(session: SyncSession, data: StatusData, template: str) -> PostResult:
+    """Post ``/ok to test <head sha>`` (at most once for this head SHA, across processes)."""
+    client = posting_client(data.link, session.git)
     return post_ci_trigger(client, data.pr, template)
 
 

@@ -20,7 +20,7 @@ from syncdesk.services.github.api import (
     content_key,
     review_threads,
 )
-from syncdesk.services.github.link import GitHubLink, pull_number
+from syncdesk.services.github.link import GitHubLink, posting_client, pull_number
 from syncdesk.services.github.models import PullRequest
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.review.advice import evidence_line, origin_summary, suggest_disposition
@@ -185,7 +185,7 @@ def post_reply(session: SyncSession, data: FindingsData, *, threads: bool) -> li
     Each post is keyed by its content and the head: pressing again, or after an
     error, finds the earlier post instead of making a second one.
     """
-    client = GitHubClient(data.link.target, data.link.token)
+    client = posting_client(data.link, session.git)
     body = reply_text(data)
     key = content_key("dispositions", data.pr.head_sha, body)
     results = [client.post_comment(data.pr.number, body, key)]
