@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from syncdesk.services.errors import GitCommandError, ServiceError
-from syncdesk.services.git.runner import Git, first_line
+from syncdesk.services.git.runner import Git, first_line, run_isolated
 from syncdesk.services.git.trees import durable_env
 
 _IDENT = re.compile(r"(?P<name>[^<>\n]*?) ?<(?P<email>[^<>\n]*)> (?P<epoch>\d+) (?P<tz>[+-]\d{4})")
@@ -74,9 +74,9 @@ def maintainer(git: Git) -> str:
     return f"{match['name']} <{match['email']}>"
 
 
-def with_signoff(git: Git, message: str, ident: str) -> str:
+def with_signoff(message: str, ident: str) -> str:
     """``message`` with ``Signed-off-by: <ident>`` unless that exact trailer is already there."""
-    out = git.run(
+    out = run_isolated(
         ["interpret-trailers", "--no-divider", "--if-exists", "addIfDifferent",
          "--trailer", f"Signed-off-by: {ident}"],
         input=_encode(message),
@@ -84,9 +84,9 @@ def with_signoff(git: Git, message: str, ident: str) -> str:
     return out.decode("utf-8", "surrogateescape")
 
 
-def split_trailers(git: Git, message: str) -> tuple[str, str]:
+def split_trailers(message: str) -> tuple[str, str]:
     """``(body, trailer block)``: git's trailer block is the last paragraph, if it is one."""
-    trailers = git.run(
+    trailers = run_isolated(
         ["interpret-trailers", "--only-trailers", "--only-input", "--no-divider"],
         input=_encode(message),
     ).stdout

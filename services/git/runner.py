@@ -8,17 +8,21 @@ spawns one process per commit: 42x slower on 100 commits, see DOMAIN.md).
 Every command runs with the repository's hooks and fsmonitor disabled
 (``core.hooksPath``, ``core.fsmonitor``), no pager and no colour, and with
 optional locks off so that reading never takes ``index.lock`` from under the
-user. We read objects, never the work tree, so clean/smudge filters and
-textconv do not run. One thing configured in ``.git/config`` still does: a
-custom merge driver (``merge.<name>.driver``) named by the attributes, during
-``merge-tree``. It is the user's own setting for how this repository merges,
-and honouring it keeps our merge results equal to what their ``git merge``
-would produce; it cannot come from a clone, as git never copies config.
+user. Commands a repository can configure are kept from running: every
+diffing command gets ``--no-textconv --no-ext-diff`` (``blame`` gets
+``--no-textconv``), ``merge.renormalize`` is off (it runs clean and smudge
+filters inside ``merge-tree``), hash-object takes ``--no-filters``, and
+``interpret-trailers`` runs outside any repository (:func:`run_isolated`), so
+no ``trailer.<token>.cmd`` runs. One thing configured in ``.git/config`` still
+runs on a merge: a custom merge driver (``merge.<name>.driver``) named by the
+attributes, during ``merge-tree``; docs/writing.md says so.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,9 +43,19 @@ _SAFE_OPTIONS = (
     "-c", "color.ui=never",
     "-c", "log.showSignature=false",
     "-c", "core.quotePath=false",
+    "-c", "merge.renormalize=false",
     "--no-pager",
     "--no-optional-locks",
 )  # fmt: skip
+# Options a subcommand gets so that no textconv or external diff the repository
+# (or its .gitattributes) configures runs, whatever the caller passed.
+_NO_COMMANDS = {
+    "blame": ("--no-textconv",),
+    "diff": ("--no-textconv", "--no-ext-diff"),
+    "diff-tree": ("--no-textconv", "--no-ext-diff"),
+    "log": ("--no-textconv", "--no-ext-diff"),
+    "show": ("--no-textconv", "--no-ext-diff"),
+}
 
 _ENV = {
     "GIT_TERMINAL_PROMPT": "0",
@@ -114,7 +128,7 @@ class Git:
         env: dict[str, str] | None = None,
     ) -> GitResult:
         """Run ``git <args>``; raise :class:`GitCommandError` on failure if ``check``."""
-        command = ["git", *self._location, *_SAFE_OPTIONS, *args]
+        command = ["git", *self._location, *_SAFE_OPTIONS, *_guarded(args)]
         extra_env = {**self._env, **(env or {})}
         try:
             if input is None:
@@ -175,6 +189,45 @@ class Git:
                 f"git {found[0]}.{found[1]} is too old: syncdesk needs git 2.38 or newer "
                 "(for merge-tree --write-tree)"
             )
+
+
+def _guarded(args: Sequence[str]) -> list[str]:
+    """``args`` with :data:`_NO_COMMANDS` after the subcommand (past any leading ``-c k=v``)."""
+    at = 0
+    while at + 1 < len(args) and args[at] == "-c":
+        at += 2
+    if at >= len(args):
+        return list(args)
+    extra = _NO_COMMANDS.get(args[at], ())
+    return [*args[: at + 1], *extra, *args[at + 1 :]]
+
+
+def run_isolated(args: Sequence[str], *, input: bytes | None = None) -> GitResult:
+    """Run a git command that needs no repository, outside any and with no configuration.
+
+    For ``interpret-trailers``: inside a repository it runs whatever the
+    repository's ``trailer.<token>.cmd`` says, and puts its output in the
+    message. Here no system, global or repository configuration is read.
+    """
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    with tempfile.TemporaryDirectory(prefix="syncdesk-isolated-") as empty:
+        environment |= {
+            **_ENV,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_CEILING_DIRECTORIES": str(Path(empty).parent),
+        }
+        try:
+            done = subprocess.run(
+                ["git", *_SAFE_OPTIONS, *args], input=input or b"", cwd=empty,
+                env=environment, capture_output=True, check=False,
+            )  # fmt: skip
+        except FileNotFoundError:
+            raise GitCommandError("git is not installed or not on PATH") from None
+    result = GitResult(done.returncode, done.stdout, decode(done.stderr))
+    if done.returncode != 0:
+        raise GitCommandError(f"git {args[0]} failed: {first_line(result.stderr)}")
+    return result
 
 
 def init_repository(path: Path, branch: str, *, env: Mapping[str, str] | None = None) -> Git:

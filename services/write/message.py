@@ -50,7 +50,7 @@ def repair_message(
     ``(sha, subject)`` of further commits folded into the repair; ``signoff``
     the maintainer's ``Name <email>`` (None: no sign-off added).
     """
-    body, trailers = split_trailers(git, base or default_message(branch))
+    body, trailers = split_trailers(base or default_message(branch))
     body, listed = _without_block(body)
     for path, verb in written:
         listed[_path(path)] = f"- {_path(path)} ({verb})"
@@ -61,7 +61,7 @@ def repair_message(
     if trailers:
         message += "\n\n" + trailers
     message += "\n"
-    return with_signoff(git, message, signoff) if signoff else message
+    return with_signoff(message, signoff) if signoff else message
 
 
 def _path(path: str) -> str:

@@ -168,7 +168,7 @@ def _learn(store: ResolutionStore, git: Git, merge: SyncMerge, head: str, branch
 
 
 def _message(git: Git, message: str, ident: str | None) -> str:
-    return with_signoff(git, message, ident) if ident else message
+    return with_signoff(message, ident) if ident else message
 
 
 def _repair_message(git: Git, repairs: list[CommitInfo], branch: str, ident: str | None) -> str:

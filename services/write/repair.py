@@ -131,7 +131,7 @@ def plan_signoff(git: Git, branch: str, *, dev: str, main: str, slice_size: int)
             "it is signed off when written"
         )
     repair = read_commit(git, head)
-    message = with_signoff(git, repair.message, maintainer(git))
+    message = with_signoff(repair.message, maintainer(git))
     if message.rstrip("\n") == repair.message.rstrip("\n"):
         raise NothingToDoError(
             f"nothing to write: the repair of {one_line(short)} is already signed off by you"
