@@ -255,3 +255,13 @@ def test_the_file_is_json_with_a_schema_version(git):
     assert entry["action"] == "base"
     assert entry["provenance"] == [{"source": "approved", "branch": "m2d", "at": MONDAY}]
     assert entry["blob"] == write_lines(git, ["x\n"])
+
+
+def test_a_store_nested_too_deeply_is_moved_aside_and_learning_works_again(git):
+    store = ResolutionStore.open(git)
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    store.path.write_text("{" + '"a":{' * 100_000)
+    reopened = ResolutionStore.open(git)
+    assert reopened.moved_aside is not None and "nested too deeply" in reopened.notes[0]
+    reopened.record_hunk(KEY, ["y\n"], learned_from("m2d", TUESDAY))
+    assert len(ResolutionStore.open(git).suggest_hunk(KEY)) == 1

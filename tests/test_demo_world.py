@@ -374,3 +374,13 @@ def test_scale_grows_files_and_conflicts(world: DemoFacts, tmp_path):
     assert size > len(out(world.repo, "ls-files").splitlines())
     assert bigger.dev_merges_cleanly
     assert len(bigger.unsigned) >= 3
+
+
+@pytest.mark.parametrize("where", ["/proc/nope", "/dev/null/demo"])
+def test_a_demo_directory_that_cannot_be_made_is_one_line(where, capsys):
+    from syncdesk.tui.cli import main
+
+    assert main(["demo", "--dir", where, "--no-open"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith(f"syncdesk: cannot build the demo world in {where}: ")
+    assert "internal error" not in err[-1]

@@ -542,3 +542,14 @@ def test_a_file_both_syncdesks_changed_keeps_the_later_decision_and_says_so(git,
     saved = load_state(git, SYNC_A).state
     assert read_lines(git, chosen(saved, "both.py", 0).blob) == ["from this window\n"]
     assert saved.decisions("theirs.py").hunks
+
+
+def test_a_state_nested_too_deeply_is_moved_aside_and_saving_works_again(git):
+    # json.loads raises RecursionError, not a JSONDecodeError, on 100,000 "[".
+    path = state_path(git, SYNC_A)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[" * 100_000)
+    loaded = load_state(git, SYNC_A, branch="main2dev/demo")
+    assert loaded.moved_aside is not None and "nested too deeply" in loaded.notes[0]
+    save_state(git, rich_state(git))
+    assert load_state(git, SYNC_A, branch="main2dev/demo").resumed

@@ -73,7 +73,15 @@ def build_world(directory: Path, spec: WorldSpec = DEFAULT_SPEC) -> DemoFacts:
     """
     spec.validate()
     directory = directory.resolve()
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        return _build_or_reuse(directory, spec)
+    except OSError as error:  # a directory that cannot be made or written, a full disk
+        reason = error.strerror or str(error)
+        raise DemoBuildError(f"cannot build the demo world in {directory}: {reason}") from None
+
+
+def _build_or_reuse(directory: Path, spec: WorldSpec) -> DemoFacts:
     with _locked(directory):
         reused = _reusable(directory, spec)
         if reused is not None:

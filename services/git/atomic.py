@@ -169,6 +169,10 @@ def read_json(path: Path) -> Any | None:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise CorruptFileError(f"{path} is not valid JSON ({error})") from None
+    except RecursionError:
+        # A document nested deeper than Python's parser recurses (say 100,000
+        # "[" in a row): no file of ours is, so it is corrupt like any other.
+        raise CorruptFileError(f"{path} is not valid JSON (nested too deeply)") from None
 
 
 def quarantine(path: Path) -> Path:
