@@ -125,3 +125,16 @@ def test_markers_identify_a_post_and_survive_hostile_keys() -> None:
     assert markers_in(f"text\n\n{marker(key)}\n") == {key}
     assert content_key("dispositions", "a" * 40, "other") != key
     assert "-->" not in marker("x --> <script>")[len("<!-- ") : -len(" -->")]
+
+
+def test_the_no_token_line_names_the_variable_that_host_reads(tmp_path: Path) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path), "GH_TOKEN": "ignored-for-enterprise"}
+    with pytest.raises(NoTokenError) as enterprise:
+        find_token("https://ghe.example.com/api/v3", environ=env, use_gh=False)
+    assert "set GH_ENTERPRISE_TOKEN," in enterprise.value.message
+    assert "GH_TOKEN" not in enterprise.value.message  # it is ignored there
+    with pytest.raises(NoTokenError) as public:
+        find_token(
+            "https://api.github.com", environ={"XDG_CONFIG_HOME": str(tmp_path)}, use_gh=False
+        )
+    assert "set GH_TOKEN," in public.value.message

@@ -304,3 +304,15 @@ def test_options_before_the_command_are_kept(tmp_path):
         "--format", "json", cwd=elsewhere,
     )  # fmt: skip
     assert json.loads(result.stdout)["slice"]["size"] == 4
+
+
+def test_the_desk_without_a_terminal_is_one_line_not_a_hang(tmp_path):
+    built = build_sync_repo(tmp_path / "r")
+    result = subprocess.run(
+        [sys.executable, "-m", "syncdesk", "--repo", str(built.path), "--slice-size", "5"],
+        stdin=subprocess.DEVNULL, capture_output=True, check=False, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert result.stdout == b""  # no escape codes drawn into the pipe
+    said = "the desk needs a terminal: run syncdesk in one, or use syncdesk report for the facts"
+    assert result.stderr.decode().splitlines() == [f"syncdesk: {said}"]

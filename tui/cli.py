@@ -328,6 +328,12 @@ def _run_app(options: SyncOptions, github: Callable[[], GitHubLink] | None = Non
     # Validate before the screen takes over the terminal, so a bad repository
     # or ref is one line in the shell rather than an error inside the app.
     session = open_sync(options)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # Without a terminal Textual would draw escape codes into a pipe and
+        # wait for keys that never come.
+        raise ServiceError(
+            "the desk needs a terminal: run syncdesk in one, or use syncdesk report for the facts"
+        )
     SyncDeskApp(session, github=github).run()
     return 0
 

@@ -78,7 +78,7 @@ def find_token(
         if value:
             return Token(value, "gh's keyring (gh auth token)")
     raise NoTokenError(
-        f"no GitHub token for {host}: set GH_TOKEN, or run `gh auth login --hostname {host}`"
+        f"no GitHub token for {host}: set {names[0]}, or run `gh auth login --hostname {host}`"
     )
 
 
