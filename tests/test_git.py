@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,3 +144,39 @@ def test_reading_a_sync_runs_no_hook_and_no_fsmonitor_of_the_repository(tmp_path
     )
     programs = {line.split()[0] for line in fired.read_text().splitlines()}
     assert programs == {str(canary), str(hooks / "post-index-change")}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a repository to another user needs root")
+def test_a_repository_another_user_owns_is_refused_in_gits_words(tmp_path):
+    # Naming the repository with --git-dir would skip git's ownership check, and
+    # with it the protection against running another user's configured commands.
+    built = build_sync_repo(tmp_path / "r")
+    for entry in [built.path, *built.path.rglob("*")]:
+        os.lchown(entry, 65534, 65534)  # nobody
+    with pytest.raises(NotARepositoryError) as caught:
+        Git(built.path)
+    message = str(caught.value)
+    assert message.startswith(f"git refuses {built.path}: fatal: detected dubious ownership")
+    assert f"git config --global --add safe.directory {built.path}" in message
+    # the report says the same, in one line, and reads nothing
+    result = subprocess.run(
+        [sys.executable, "-m", "syncdesk", "report", "--repo", str(built.path)],
+        capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"syncdesk: git refuses {built.path}: fatal: detected dubious")
+
+
+def test_a_bare_repository_inside_a_work_tree_is_refused_under_explicit(tmp_path, monkeypatch):
+    built = build_sync_repo(tmp_path / "r")
+    embedded = built.path / "vendor" / "embedded.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(embedded)], check=True)
+    assert Git(embedded).git_dir == embedded.resolve()  # allowed by default, as git allows it
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "safe.bareRepository")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "explicit")
+    with pytest.raises(
+        NotARepositoryError, match=r"git refuses .*embedded\.git: fatal: cannot use bare"
+    ):
+        Git(embedded)
+    assert Git(built.path).work_tree == built.path.resolve()  # the project itself still opens

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import git as gitpython
-from git.exc import GitCommandNotFound, InvalidGitRepositoryError, NoSuchPathError
+from git.exc import GitCommandNotFound
 
 from syncdesk.services.errors import GitCommandError, GitTooOldError, NotARepositoryError
 from syncdesk.services.sanitize import decode, one_line
@@ -96,28 +96,14 @@ class Git:
     """
 
     def __init__(self, path: Path, *, env: Mapping[str, str] | None = None) -> None:
-        try:
-            self._repo = gitpython.Repo(path, search_parent_directories=True)
-        except (InvalidGitRepositoryError, NoSuchPathError):
-            raise NotARepositoryError(f"{path} is not a git repository") from None
-        except GitCommandNotFound:
-            raise GitCommandError("git is not installed or not on PATH") from None
-        self.git_dir = Path(self._repo.git_dir).resolve()
-        # GitPython calls a repository without core.bare non-bare and guesses the
-        # parent of its git dir as the work tree; trust a work tree only if it
-        # really holds a .git. Git is then always told where the repository is
-        # (--git-dir), so a bare repository counts as explicit under
-        # safe.bareRepository=explicit.
-        work_tree = self._repo.working_tree_dir
-        self.work_tree = (
-            Path(work_tree).resolve()
-            if work_tree is not None and (Path(work_tree) / ".git").exists()
-            else None
-        )
+        self._env = {**_ENV, **(env or {})}
+        self.git_dir, self.work_tree = _discover(path, self._env)
+        # From here on git is told where the repository is (--git-dir): git's own
+        # discovery above already applied safe.directory and safe.bareRepository.
         self._location = [f"--git-dir={self.git_dir}"]
         if self.work_tree is not None:
             self._location.append(f"--work-tree={self.work_tree}")
-        self._env = {**_ENV, **(env or {})}
+        self._executor = gitpython.Git(self.work_tree or self.git_dir)
 
     def run(
         self,
@@ -132,13 +118,13 @@ class Git:
         extra_env = {**self._env, **(env or {})}
         try:
             if input is None:
-                status, stdout, stderr = _execute(self._repo.git, command, extra_env, None)
+                status, stdout, stderr = _execute(self._executor, command, extra_env, None)
             else:
                 # GitPython's execute() takes stdin as a file object, not bytes.
                 with tempfile.TemporaryFile() as stdin:
                     stdin.write(input)
                     stdin.seek(0)
-                    status, stdout, stderr = _execute(self._repo.git, command, extra_env, stdin)
+                    status, stdout, stderr = _execute(self._executor, command, extra_env, stdin)
         except GitCommandNotFound:
             raise GitCommandError("git is not installed or not on PATH") from None
         result = GitResult(status, stdout, stderr)
@@ -189,6 +175,57 @@ class Git:
                 f"git {found[0]}.{found[1]} is too old: syncdesk needs git 2.38 or newer "
                 "(for merge-tree --write-tree)"
             )
+
+
+# Variables that tell git where a repository is, instead of finding it.
+_LOCATION_VARIABLES = frozenset(
+    {"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_NAMESPACE"}
+)
+
+
+def _discover(path: Path, env: dict[str, str]) -> tuple[Path, Path | None]:
+    """The git dir and work tree of the repository at or above ``path``, found by git itself.
+
+    git applies its own ownership rules here (``safe.directory``: a repository
+    another user owns is refused) and ``safe.bareRepository``; where it
+    refuses, so does syncdesk, in git's words. Naming the repository with
+    ``--git-dir`` afterwards would skip both checks, so they must happen here.
+    """
+    path = Path(path)  # scripts pass a str
+    if not path.is_dir():
+        raise NotARepositoryError(f"{path} is not a git repository")
+    # The repository at ``path``: not one an inherited GIT_DIR (a hook's, say) names.
+    environment = {
+        name: value for name, value in os.environ.items() if name not in _LOCATION_VARIABLES
+    } | env
+    asked = [*_SAFE_OPTIONS, "rev-parse", "--absolute-git-dir", "--is-bare-repository"]
+    try:
+        done = subprocess.run(
+            ["git", *asked], cwd=path, env=environment, capture_output=True, check=False
+        )
+        status, stdout, stderr = done.returncode, done.stdout, decode(done.stderr)
+        if status == 0 and stdout.split(b"\n")[1:2] == [b"false"]:
+            done = subprocess.run(
+                ["git", *_SAFE_OPTIONS, "rev-parse", "--show-toplevel"],
+                cwd=path, env=environment, capture_output=True, check=False,
+            )  # fmt: skip
+            status, stdout, stderr = done.returncode, stdout + done.stdout, decode(done.stderr)
+    except FileNotFoundError:
+        raise GitCommandError("git is not installed or not on PATH") from None
+    if status != 0:
+        raise NotARepositoryError(_refusal(path, stderr))
+    lines = decode(stdout).splitlines()
+    work_tree = Path(lines[2]).resolve() if len(lines) > 2 and lines[2] else None
+    return Path(lines[0]).resolve(), work_tree
+
+
+def _refusal(path: Path, stderr: str) -> str:
+    """What git said when it would not open ``path``, as one line with its advice."""
+    said = first_line(stderr)
+    if "not a git repository" in said:
+        return f"{path} is not a git repository"
+    advice = next((line.strip() for line in stderr.splitlines() if "safe.directory" in line), "")
+    return f"git refuses {path}: {said}" + (f" (to trust it: {advice})" if advice else "")
 
 
 def _guarded(args: Sequence[str]) -> list[str]:
