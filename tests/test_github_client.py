@@ -261,3 +261,15 @@ def test_two_processes_posting_at_once_post_once(world: DemoFacts, sandbox: Sand
         for racer in racers:
             racer.kill()
             racer.wait()
+
+
+def test_a_5xx_while_reading_the_comments_back_is_retried_not_taken_for_not_posted(
+    world: DemoFacts, sandbox: Sandbox
+) -> None:
+    session, data = _decided(world, sandbox)
+    sandbox.inject_fault("GET", r"/issues/\d+/comments$", 502)  # the read before the post
+    sandbox.inject_fault("POST", r"/issues/\d+/comments$", 502, apply=True)  # stored, then 502
+    result = post_reply(session, data, threads=False)[0]
+    assert result.confirmed_after_error
+    posts = [w for w in sandbox.writes if w["method"] == "POST"]
+    assert len(posts) == 1

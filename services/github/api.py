@@ -306,9 +306,12 @@ class GitHubClient:
         """
         repo = self._call(lambda: self._writes.get_repo(self.target.full_name))
         issue = self._call(lambda: repo.get_issue(number))
+        # The read-back goes through the reading client, whose GETs are retried on
+        # a 5xx: after an ambiguous POST, one failed read must not read as "not posted".
+        readable = self._reads.get_repo(self.target.full_name).get_issue(number)
         return self._post_once(
             (number, key),
-            lambda: issue.get_comments(),
+            lambda: readable.get_comments(),
             lambda tagged: issue.create_comment(tagged),
             body,
             key,
@@ -323,9 +326,10 @@ class GitHubClient:
         """
         repo = self._call(lambda: self._writes.get_repo(self.target.full_name))
         pr = self._call(lambda: repo.get_pull(number))
+        readable = self._reads.get_repo(self.target.full_name).get_pull(number)
         return self._post_once(
             (number, key),
-            lambda: (c for c in pr.get_review_comments() if c.in_reply_to_id == comment_id),
+            lambda: (c for c in readable.get_review_comments() if c.in_reply_to_id == comment_id),
             lambda tagged: pr.create_review_comment_reply(comment_id, tagged),
             body,
             key,
