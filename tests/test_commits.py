@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.commits import commit_details, log_commits, raw_commits, signed_shas
 from tests.syncrepo import build_sync_repo
@@ -111,3 +113,17 @@ def test_hostile_message_is_made_visible(repo):
     details = commit_details(Git(repo.path), sha)
     assert details.message == "Title ^[]8;;http://evil^Glink^[]8;;^G\n\nBody <U+202E> with\ttab"
     assert details.author.name == "Mal^[[2Jlory"
+
+
+def test_a_latin1_commit_reads_the_same_in_the_table_and_in_the_commit_view(repo):
+    repo.commit("Initial", {"a.py": "a = 1\n"})
+    tree = repo.git("rev-parse", "HEAD^{tree}").strip()
+    made = subprocess.run(
+        ["git", "-c", "i18n.commitEncoding=ISO-8859-1", "commit-tree", tree, "-p", "HEAD"],
+        input=b"Caf\xe9 au lait\n\nCr\xe8me br\xfbl\xe9e.\n", cwd=repo.path,
+        capture_output=True, check=True,
+    )  # fmt: skip
+    sha = made.stdout.decode().strip()
+    git = Git(repo.path)
+    assert log_commits(git, [sha])[0].subject == "Café au lait"  # git log re-encodes
+    assert commit_details(git, sha).message == "Café au lait\n\nCrème brûlée."

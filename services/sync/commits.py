@@ -9,13 +9,14 @@ parser in a single ``git log``, and signatures from the raw object headers
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
 from syncdesk.services.git.objects import read_contents
 from syncdesk.services.git.runner import Git
-from syncdesk.services.sanitize import decode, one_line, visible
+from syncdesk.services.sanitize import one_line, visible
 from syncdesk.services.sync.dco import Signoff, app_signoffs
 from syncdesk.services.sync.models import CommitDetails, CommitSummary, FileStat, Person
 
@@ -109,9 +110,9 @@ def signed_shas(git: Git, shas: Sequence[str]) -> set[str]:
     return {sha for sha, raw in raw_commits(git, shas).items() if is_signed(raw)}
 
 
-def _parse_ident(value: bytes) -> tuple[Person, str]:
+def _parse_ident(value: bytes, codec: str = "utf-8") -> tuple[Person, str]:
     """Parse ``Name <email> 1700000000 +0100`` into a person and an ISO date."""
-    text = decode(value)
+    text = value.decode(codec, "replace")
     name, _, rest = text.partition(" <")
     email, _, when = rest.partition("> ")
     epoch, _, offset = when.partition(" ")
@@ -126,17 +127,18 @@ def _parse_ident(value: bytes) -> tuple[Person, str]:
 def commit_details(git: Git, sha: str) -> CommitDetails:
     """The full message, people, signature and file stats of one commit."""
     raw = raw_commits(git, [sha])[sha]
+    headers = [line.partition(b" ") for line in header_lines(raw)]
+    codec = _codec(next((value for key, _, value in headers if key == b"encoding"), b""))
     parents: list[str] = []
     author = committer = Person("", "")
     author_date = committer_date = ""
-    for line in header_lines(raw):
-        key, _, value = line.partition(b" ")
+    for key, _, value in headers:
         if key == b"parent":
             parents.append(value.decode())
         elif key == b"author":
-            author, author_date = _parse_ident(value)
+            author, author_date = _parse_ident(value, codec)
         elif key == b"committer":
-            committer, committer_date = _parse_ident(value)
+            committer, committer_date = _parse_ident(value, codec)
     _, _, message = raw.partition(b"\n\n")
     return CommitDetails(
         sha=sha,
@@ -145,10 +147,24 @@ def commit_details(git: Git, sha: str) -> CommitDetails:
         author_date=author_date,
         committer=committer,
         committer_date=committer_date,
-        message=visible(decode(message)).rstrip(),
+        message=visible(message.decode(codec, "replace")).rstrip(),
         signed=is_signed(raw),
         files=tuple(_numstat(git, sha)),
     )
+
+
+def _codec(declared: bytes) -> str:
+    """The codec a commit's ``encoding`` header names (``ISO-8859-1``), else UTF-8.
+
+    ``git log`` re-encodes such a commit to UTF-8 for the slice table; the
+    commit view reads the raw object, so it must decode it the same way.
+    """
+    try:
+        name = codecs.lookup(declared.decode("ascii").strip()).name if declared else "utf-8"
+        b"".decode(name)  # a header naming a bytes codec (base64, zlib) is no text encoding
+    except (LookupError, UnicodeDecodeError, ValueError):
+        return "utf-8"
+    return name
 
 
 def _numstat(git: Git, sha: str) -> list[FileStat]:
