@@ -201,3 +201,15 @@ def test_a_repository_cannot_choose_where_a_push_goes(tmp_path, capsys, monkeypa
     assert code == 0 and f"to mine ({mine})" in out[0]
     assert raw_git(mine, "rev-parse", "refs/heads/sync").decode().strip() == sync.head
     assert raw_git(theirs, "for-each-ref") == b""
+
+
+def test_repair_says_when_its_decisions_were_set_aside(tmp_path, capsys):
+    sync = build_sync_repo(tmp_path / "r")
+    approve_mains_core(sync)
+    (state,) = (sync.path / ".git" / "syncdesk" / "syncs").glob("*.json")
+    state.write_text('{"kind": "syncdesk-state", "sch')  # cut off by a crash or an editor
+    code, out, err = run(capsys, "--repo", str(sync.path), "repair", "--write", "--branch", "sync")
+    assert (code, out) == (1, [])
+    assert err[0].startswith("syncdesk: nothing to write")
+    assert "is not valid JSON" in err[0] and "corrupt-" in err[0]  # and where it went
+    assert branch_at(sync.path) == sync.head

@@ -359,6 +359,8 @@ def _repair(args: argparse.Namespace) -> int:
 
     session, _ = _writer_session(args)
     plan = plan_from_approved(session)
+    for note in plan.notes:  # what the TUI shows on opening the workspace
+        _print_note(note)
     if args.preview:
         _print_plan(plan)
         print("Nothing was written: syncdesk repair --write writes it.")

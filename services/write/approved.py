@@ -24,17 +24,22 @@ from syncdesk.services.workspace.layout import layout, whole_file_action
 from syncdesk.services.write.models import FileChange
 
 
-def approved_changes(session: SyncSession) -> list[FileChange]:
-    """The files the workspace's approved decisions change, relative to the head."""
+def approved_changes(session: SyncSession) -> tuple[list[FileChange], tuple[str, ...]]:
+    """The files the workspace's approved decisions change, relative to the head.
+
+    Also what loading the decisions had to say (a corrupt state moved aside,
+    choices dropped because their text is missing), for the user to hear.
+    """
     git, refs = session.git, session.refs
     merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
     if merge is None:
         raise ServiceError("this branch has no sync merge: there is no repair to write")
     conflicts = read_conflicts(git, merge.dev_base, merge.slice_tip, refs.head)
     key = SyncKey(merge.dev_base, merge.slice_tip)
-    state = load_state(git, key, head=refs.head, remember=False).state
+    loaded = load_state(git, key, head=refs.head, remember=False)
+    state = loaded.state
     approved = [c for c in conflicts.files if state.decisions(c.path).status is FileStatus.APPROVED]
-    return changes_for(git, approved, state, session)
+    return changes_for(git, approved, state, session), tuple(loaded.notes)
 
 
 def changes_for(

@@ -52,6 +52,9 @@ class RepairPlan:
     slice_size: int = 100
     author: str | None = None  # "Name <email> <epoch> <tz>" kept from the replaced repair
     sign: bool = False  # commit.gpgSign says to sign it
+    # What the user must hear about the decisions the plan was made from: a
+    # corrupt state moved aside, choices dropped because their text is gone.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ functions, so what one guarantees the other does too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from syncdesk.services.errors import BranchMovedError, NothingToDoError
 from syncdesk.services.git.refs import Backup, UndoResult, list_backups, read_branch, undo_last
@@ -29,14 +29,21 @@ def plan_from_approved(session: SyncSession) -> RepairPlan:
     Raises :class:`NothingToDoError` when the repair already holds them all.
     """
     refs = session.refs
-    return plan_repair(
-        session.git,
-        writable_branch(session),
-        approved_changes(session),
-        dev=refs.dev,
-        main=refs.main,
-        slice_size=session.config.slice_size,
-    )
+    changes, notes = approved_changes(session)
+    try:
+        plan = plan_repair(
+            session.git,
+            writable_branch(session),
+            changes,
+            dev=refs.dev,
+            main=refs.main,
+            slice_size=session.config.slice_size,
+        )
+    except NothingToDoError as error:
+        if notes:  # nothing to write *because* decisions were set aside: say why
+            raise NothingToDoError(f"{error.message} ({'; '.join(notes)})") from None
+        raise
+    return replace(plan, notes=notes)
 
 
 def plan_signoff_for(session: SyncSession) -> RepairPlan:
