@@ -151,3 +151,17 @@ def test_a_non_utf8_path_round_trips(tmp_path: Path) -> None:
     assert conflict.path == name  # the raw path, usable with git again
     assert conflict.display_path == "r\ufffdsum\ufffd.txt"  # printable in any terminal
     assert conflict.resolution == "main"
+
+
+def test_a_path_with_a_newline_is_read_at_the_head_not_taken_for_deleted(tmp_path: Path) -> None:
+    name = "notes\nfrom dev.txt"
+    built = build_conflicts(
+        tmp_path / "r",
+        base={name: "a\n"},
+        dev={name: "dev\n"},
+        main={name: "main\n"},
+    )
+    conflict = _one(built, "main")
+    assert conflict.path == name
+    assert conflict.head_blob == built.blob("main", name)  # not "deleted at the head"
+    assert conflict.resolution == "main"

@@ -59,13 +59,16 @@ def read_objects(
     """
     requests = [("contents", name) for name in dict.fromkeys(contents)]
     requests += [("info", name) for name in dict.fromkeys(infos) if name not in contents]
+    # cat-file reads one name a line: a path holding a newline is looked up in its
+    # tree first (ls-tree -z) and asked for by object id.
+    by_id = _ids_of_newline_paths(git, [name for _, name in requests if "\n" in name], env)
     answers: dict[str, GitObject | None] = {
-        name: None for _, name in requests if "\n" in name or not name
+        name: None for _, name in requests if ("\n" in name and name not in by_id) or not name
     }
     asked = [(command, name) for command, name in requests if name not in answers]
     if not asked:
         return answers
-    stdin = "".join(f"{command} {name}\n" for command, name in asked).encode(
+    stdin = "".join(f"{command} {by_id.get(name, name)}\n" for command, name in asked).encode(
         "utf-8", errors="surrogateescape"
     )
     out = git.run(["cat-file", "--batch-command"], input=stdin, env=env).stdout
@@ -86,6 +89,26 @@ def read_objects(
             offset += size + 1
         answers[name] = GitObject(oid, kind, size, content)
     return answers
+
+
+def _ids_of_newline_paths(
+    git: Git, names: Sequence[str], env: dict[str, str] | None
+) -> dict[str, str]:
+    """The object id of each ``<rev>:<path>`` name whose path holds a newline, if it exists."""
+    found: dict[str, str] = {}
+    for name in names:
+        rev, colon, path = name.partition(":")
+        if not colon or "\n" in rev:
+            continue
+        listed = git.run(
+            ["--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", path],
+            check=False, env=env,
+        ).stdout  # fmt: skip
+        for entry in listed.split(b"\0"):
+            meta, tab, listed_path = entry.partition(b"\t")
+            if tab and listed_path == path.encode("utf-8", "surrogateescape"):
+                found[name] = meta.split(b" ")[2].decode()
+    return found
 
 
 def read_contents(git: Git, names: Iterable[str], kind: str | None = None) -> dict[str, bytes]:
