@@ -131,7 +131,7 @@ class DeskScreen(Screen[None], Generic[Loaded]):
         bar = self.query_one(LoadingBar)
         bar.start(line)
         try:
-            return await asyncio.to_thread(call, *args, **kwargs)
+            return await self.in_thread(call, *args, **kwargs)
         finally:
             bar.done()
 
@@ -144,4 +144,6 @@ class DeskScreen(Screen[None], Generic[Loaded]):
             message = f"GitHub answered with an error, but the {what} is there ({comment})."
         else:
             message = f"Posted the {what} ({comment})."
-        self.notify(f"{message} {more}".strip(), title=what.capitalize(), markup=False, timeout=12)
+        self.notify(
+            f"{message} {more}".strip(), title=what[:1].upper() + what[1:], markup=False, timeout=12
+        )

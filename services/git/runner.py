@@ -15,7 +15,7 @@ filters inside ``merge-tree``), hash-object takes ``--no-filters``, and
 ``interpret-trailers`` runs outside any repository (:func:`run_isolated`), so
 no ``trailer.<token>.cmd`` runs. One thing configured in ``.git/config`` still
 runs on a merge: a custom merge driver (``merge.<name>.driver``) named by the
-attributes, during ``merge-tree``; docs/writing.md says so.
+attributes, during ``merge-tree``; README's safety section says so.
 """
 
 from __future__ import annotations
@@ -198,23 +198,15 @@ def _discover(path: Path, env: dict[str, str]) -> tuple[Path, Path | None]:
     environment = {
         name: value for name, value in os.environ.items() if name not in _LOCATION_VARIABLES
     } | env
-    asked = [*_SAFE_OPTIONS, "rev-parse", "--absolute-git-dir", "--is-bare-repository"]
-    try:
-        done = subprocess.run(
-            ["git", *asked], cwd=path, env=environment, capture_output=True, check=False
-        )
-        status, stdout, stderr = done.returncode, done.stdout, decode(done.stderr)
-        if status == 0 and stdout.split(b"\n")[1:2] == [b"false"]:
-            done = subprocess.run(
-                ["git", *_SAFE_OPTIONS, "rev-parse", "--show-toplevel"],
-                cwd=path, env=environment, capture_output=True, check=False,
-            )  # fmt: skip
-            status, stdout, stderr = done.returncode, stdout + done.stdout, decode(done.stderr)
-    except FileNotFoundError:
-        raise GitCommandError("git is not installed or not on PATH") from None
-    if status != 0:
-        raise NotARepositoryError(_refusal(path, stderr))
-    lines = decode(stdout).splitlines()
+    found = _run_outside(
+        ["rev-parse", "--absolute-git-dir", "--is-bare-repository"], path, environment
+    )
+    if found.status == 0 and found.stdout.split(b"\n")[1:2] == [b"false"]:
+        top = _run_outside(["rev-parse", "--show-toplevel"], path, environment)
+        found = GitResult(top.status, found.stdout + top.stdout, top.stderr)
+    if found.status != 0:
+        raise NotARepositoryError(_refusal(path, found.stderr))
+    lines = found.text.splitlines()
     work_tree = Path(lines[2]).resolve() if len(lines) > 2 and lines[2] else None
     return Path(lines[0]).resolve(), work_tree
 
@@ -254,17 +246,24 @@ def run_isolated(args: Sequence[str], *, input: bytes | None = None) -> GitResul
             "GIT_CONFIG_GLOBAL": os.devnull,
             "GIT_CEILING_DIRECTORIES": str(Path(empty).parent),
         }
-        try:
-            done = subprocess.run(
-                ["git", *_SAFE_OPTIONS, *args], input=input or b"", cwd=empty,
-                env=environment, capture_output=True, check=False,
-            )  # fmt: skip
-        except FileNotFoundError:
-            raise GitCommandError("git is not installed or not on PATH") from None
-    result = GitResult(done.returncode, done.stdout, decode(done.stderr))
-    if done.returncode != 0:
+        result = _run_outside(args, Path(empty), environment, input or b"")
+    if result.status != 0:
         raise GitCommandError(f"git {args[0]} failed: {first_line(result.stderr)}")
     return result
+
+
+def _run_outside(
+    args: Sequence[str], cwd: Path, environment: dict[str, str], input: bytes = b""
+) -> GitResult:
+    """``git <args>`` in ``cwd`` with exactly ``environment``, not through a runner."""
+    try:
+        done = subprocess.run(
+            ["git", *_SAFE_OPTIONS, *args], input=input, cwd=cwd, env=environment,
+            capture_output=True, check=False,
+        )  # fmt: skip
+    except FileNotFoundError:
+        raise GitCommandError("git is not installed or not on PATH") from None
+    return GitResult(done.returncode, done.stdout, decode(done.stderr))
 
 
 def init_repository(path: Path, branch: str, *, env: Mapping[str, str] | None = None) -> Git:
