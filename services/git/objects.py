@@ -18,7 +18,6 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 from syncdesk.services.errors import GitCommandError
 from syncdesk.services.git.runner import Git
@@ -37,13 +36,11 @@ class GitObject:
 @contextmanager
 def scratch_objects(git: Git) -> Iterator[dict[str, str]]:
     """An environment (for ``Git.run(env=...)``) writing new objects to a throwaway store."""
-    objects = Path(git.text("rev-parse", "--git-path", "objects").strip())
-    if not objects.is_absolute():
-        objects = (git.work_tree or git.git_dir) / objects
+    objects = git.object_store()
     with tempfile.TemporaryDirectory(prefix="syncdesk-objects-") as scratch:
         yield {
             "GIT_OBJECT_DIRECTORY": scratch,
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(objects.resolve()),
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(objects),
         }
 
 

@@ -13,17 +13,22 @@ diffing command gets ``--no-textconv --no-ext-diff`` (``blame`` gets
 ``--no-textconv``), ``merge.renormalize`` is off (it runs clean and smudge
 filters inside ``merge-tree``), hash-object takes ``--no-filters``, and
 ``interpret-trailers`` runs outside any repository (:func:`run_isolated`), so
-no ``trailer.<token>.cmd`` runs. One thing configured in ``.git/config`` still
-runs on a merge: a custom merge driver (``merge.<name>.driver``) named by the
-attributes, during ``merge-tree``; README's safety section says so.
+no ``trailer.<token>.cmd`` runs. Merges (``merge-tree``, ``--remerge-diff``)
+run in a *merge room* (:meth:`Git.run`): a throwaway git directory with no
+configuration of its own that borrows the repository's objects, so that no
+merge driver (``merge.<name>.driver``) the repository configures, and no
+``.git/info/attributes`` naming one, takes part: a file whose attributes name
+a driver git does not know is merged as text, as git itself does.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import tempfile
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +61,10 @@ _NO_COMMANDS = {
     "log": ("--no-textconv", "--no-ext-diff"),
     "show": ("--no-textconv", "--no-ext-diff"),
 }
+
+# Subcommands that merge: run in the merge room (see Git._merge_location).
+_MERGING = frozenset({"merge-tree"})
+_REMERGING = frozenset({"log", "show", "diff-tree"})
 
 _ENV = {
     "GIT_TERMINAL_PROMPT": "0",
@@ -104,6 +113,8 @@ class Git:
         if self.work_tree is not None:
             self._location.append(f"--work-tree={self.work_tree}")
         self._executor = gitpython.Git(self.work_tree or self.git_dir)
+        self._room: list[str] | None = None
+        self._objects: Path | None = None
 
     def run(
         self,
@@ -116,6 +127,11 @@ class Git:
         """Run ``git <args>``; raise :class:`GitCommandError` on failure if ``check``."""
         command = ["git", *self._location, *_SAFE_OPTIONS, *_guarded(args)]
         extra_env = {**self._env, **(env or {})}
+        if _merges(args):
+            command[1 : 1 + len(self._location)] = self._merge_location()
+            # New objects go where the caller's environment says, else where they
+            # would have gone: the repository's store (never the room, which goes away).
+            extra_env.setdefault("GIT_OBJECT_DIRECTORY", str(self.object_store()))
         try:
             if input is None:
                 status, stdout, stderr = _execute(self._executor, command, extra_env, None)
@@ -131,6 +147,50 @@ class Git:
         if check and status != 0:
             raise GitCommandError(f"git {args[0]} failed: {first_line(stderr)}")
         return result
+
+    def object_store(self) -> Path:
+        """The repository's object directory (a linked work tree's is its main repository's)."""
+        if self._objects is None:
+            found = Path(self.text("rev-parse", "--git-path", "objects").strip())
+            if not found.is_absolute():
+                found = (self.work_tree or self.git_dir) / found
+            self._objects = found.resolve()
+        return self._objects
+
+    def _merge_location(self) -> list[str]:
+        """``--git-dir`` (and ``--work-tree``) of this repository's merge room, made on first use.
+
+        The room is a git directory with a config of its own holding only the
+        repository format, and the repository's objects as an alternate: git
+        there reads no ``merge.<name>.driver``, no ``.git/info/attributes`` and
+        no other repository setting, so a merge runs nothing the repository
+        configures. The work tree is the repository's, so that its
+        ``.gitattributes`` still choose git's built-in drivers (``union``,
+        ``binary``) and marker sizes as a real merge there would. The
+        ``shallow`` list is copied, or merge bases would be sought past it.
+        """
+        if self._room is not None:
+            return self._room
+        objects = self.object_store()
+        object_format = self.text("rev-parse", "--show-object-format").strip() or "sha1"
+        room = Path(tempfile.mkdtemp(prefix="syncdesk-merge-room-"))
+        weakref.finalize(self, shutil.rmtree, room, ignore_errors=True)
+        (room / "refs").mkdir()
+        (room / "objects" / "info").mkdir(parents=True)
+        (room / "objects" / "info" / "alternates").write_text(f"{objects}\n")
+        (room / "HEAD").write_text("ref: refs/heads/merge-room\n")
+        bare = "false" if self.work_tree is not None else "true"
+        (room / "config").write_text(
+            f"[core]\n\trepositoryformatversion = 1\n\tbare = {bare}\n"
+            f"[extensions]\n\tobjectformat = {object_format}\n"
+        )
+        shallow = objects.parent / "shallow"
+        if shallow.is_file():
+            shutil.copyfile(shallow, room / "shallow")
+        self._room = [f"--git-dir={room}"]
+        if self.work_tree is not None:
+            self._room.append(f"--work-tree={self.work_tree}")
+        return self._room
 
     def text(self, *args: str) -> str:
         """Run a command that must succeed and return its output as text."""
@@ -220,14 +280,26 @@ def _refusal(path: Path, stderr: str) -> str:
     return f"git refuses {path}: {said}" + (f" (to trust it: {advice})" if advice else "")
 
 
-def _guarded(args: Sequence[str]) -> list[str]:
-    """``args`` with :data:`_NO_COMMANDS` after the subcommand (past any leading ``-c k=v``)."""
+def _subcommand(args: Sequence[str]) -> tuple[int, str | None]:
+    """Where the subcommand is in ``args`` (past any leading ``-c k=v``), and its name."""
     at = 0
     while at + 1 < len(args) and args[at] == "-c":
         at += 2
-    if at >= len(args):
+    return at, (args[at] if at < len(args) else None)
+
+
+def _merges(args: Sequence[str]) -> bool:
+    """Whether the command merges: ``merge-tree``, or a diff with ``--remerge-diff``."""
+    _, name = _subcommand(args)
+    return name in _MERGING or (name in _REMERGING and "--remerge-diff" in args)
+
+
+def _guarded(args: Sequence[str]) -> list[str]:
+    """``args`` with :data:`_NO_COMMANDS` after the subcommand (past any leading ``-c k=v``)."""
+    at, name = _subcommand(args)
+    if name is None:
         return list(args)
-    extra = _NO_COMMANDS.get(args[at], ())
+    extra = _NO_COMMANDS.get(name, ())
     return [*args[: at + 1], *extra, *args[at + 1 :]]
 
 

@@ -85,9 +85,15 @@ def line_stats(git: Git, dev_base: str, head: str, merge: str | None) -> Stats:
     )
     remerge: tuple[str, ...] = ()
     if merge is not None:
-        names = git.fields(
-            "show", "--remerge-diff", "--format=", "--name-only", "-z", "--no-renames", merge
-        )
+        # The re-merge writes its objects into a temporary store inside the
+        # object directory: a scratch one, so a read-only repository can be read.
+        with scratch_objects(git) as env:
+            shown = git.run(
+                ["show", "--remerge-diff", "--format=", "--name-only", "-z", "--no-renames",
+                 merge],
+                env=env,
+            )  # fmt: skip
+        names = [name for name in shown.text.split("\0") if name.strip()]
         # --name-only drops the files remerge-diff shows by their conflict header alone:
         # a conflict resolved exactly as the re-merge left it (a modify/delete kept as
         # modified). Re-merging the parents names every conflicted file.
