@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import httpx
 import pytest
 
 from syncdesk.services.demo.facts import DemoFacts
@@ -273,3 +275,32 @@ def test_a_5xx_while_reading_the_comments_back_is_retried_not_taken_for_not_post
     assert result.confirmed_after_error
     posts = [w for w in sandbox.writes if w["method"] == "POST"]
     assert len(posts) == 1
+
+
+@pytest.mark.parametrize(
+    ("elsewhere", "named"),
+    [("http://127.0.0.2:{port}", "host 127.0.0.2"), ("http://127.0.0.1:9", "port 9")],
+)
+def test_pagination_pointed_at_another_host_is_one_line_naming_it(
+    world: DemoFacts, sandbox: Sandbox, elsewhere: str, named: str
+) -> None:
+    # A Link header is the server's to write: its next page may name any host or
+    # port. PyGithub refuses to follow it with a bare AssertionError.
+    link = _link(sandbox)
+    page = httpx.get(
+        f"{sandbox.base_url}/repos/lumen-ai/lumen/pulls/{PR}/commits",
+        headers={"Authorization": "token demo"},
+    ).json()
+    foreign = elsewhere.format(port=urlsplit(sandbox.base_url).port)
+    next_page = f"{foreign}/repos/lumen-ai/lumen/pulls/{PR}/commits?page=2"
+    sandbox.inject_fault(
+        "GET", rf"/pulls/{PR}/commits$", 200,
+        headers={"Link": f'<{next_page}>; rel="next"'}, body=page,
+    )  # fmt: skip
+    with pytest.raises(GitHubError) as caught:
+        GitHubClient(link.target, link.token).pull_request(PR)
+    message = str(caught.value)
+    assert f"pointed its next page at another host or port ({named})" in message
+    assert "\n" not in message
+    asked = [r for r in sandbox.requests if r["path"].endswith(f"/pulls/{PR}/commits")]
+    assert len(asked) == 2  # the test's own read, and the client's first page: no second

@@ -411,6 +411,17 @@ class GitHubClient:
             return job()
         except (GithubException, requests.exceptions.RequestException) as error:
             raise self._error(error) from None
+        except AssertionError as error:
+            # PyGithub asserts that every URL it is handed (a Link header's next
+            # page) is on the API host and port; anything else stays a bug.
+            elsewhere = _refused_url(error)
+            if elsewhere is None:
+                raise
+            host = urlsplit(self.target.api_url).netloc
+            raise GitHubError(
+                one_line(f"{host} pointed its next page at another host or port "
+                         f"({elsewhere}); syncdesk does not follow it")
+            ) from None  # fmt: skip
 
     def _error(self, error: Exception, then: str = "") -> GitHubError:
         host = urlsplit(self.target.api_url).netloc
@@ -569,6 +580,17 @@ def graphql_url(api_url: str) -> str:
 
 
 # -- converting PyGithub objects (reading only what list payloads carry) ---------------
+
+
+def _refused_url(error: AssertionError) -> str | None:
+    """What PyGithub's URL check refused (a host, or a port), if that is where ``error`` rose."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    if trace is None or trace.tb_frame.f_globals.get("__name__") != "github.Requester":
+        return None
+    said = str(error)
+    return f"port {said}" if said.isdigit() else f"host {said}"
 
 
 def _limited(items: Iterable[T], limit: int) -> tuple[list[T], bool]:
