@@ -31,7 +31,7 @@ from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.sandbox.server import Sandbox
 from syncdesk.tui.cli import main
 from syncdesk.tui.widgets.conflict_list import ConflictList
-from tests.prworld import pr_app, pr_sandbox, pr_world  # noqa: F401  (fixtures)
+from tests.prworld import pr_app
 from tests.syncrepo import SyncRepo, build_sync_repo
 from tests.test_cli_writers import approve_mains_core
 from tests.waiting import until, until_loaded, until_screen
@@ -140,8 +140,8 @@ def test_the_canaries_fire_for_plain_git(canaried):
 
 
 async def test_every_screen_and_reading_key_runs_no_command_the_repository_configures(
-    pr_world: DemoFacts,  # noqa: F811
-    pr_sandbox: Sandbox,  # noqa: F811
+    pr_world: DemoFacts,
+    pr_sandbox: Sandbox,
     tmp_path: Path,
 ) -> None:
     log = tmp_path / "canary.log"

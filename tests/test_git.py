@@ -180,3 +180,31 @@ def test_a_bare_repository_inside_a_work_tree_is_refused_under_explicit(tmp_path
     ):
         Git(embedded)
     assert Git(built.path).work_tree == built.path.resolve()  # the project itself still opens
+
+
+def test_merges_keep_gits_built_in_drivers_and_branch_names_but_no_configured_driver(
+    repo, tmp_path
+):
+    # Merges run in a config-less room (see runner.py): the work tree's
+    # .gitattributes still pick git's own union driver, names still resolve, and
+    # a driver configured in .git/config and named in .git/info/attributes is
+    # not run: its file merges as text, as git does for a driver it does not know.
+    repo.commit("base", {".gitattributes": "*.log merge=union\n", "a.log": "x\n", "b.txt": "x\n"})
+    repo.checkout("dev", "main")
+    repo.commit("dev", {"a.log": "dev\n", "b.txt": "dev\n"})
+    repo.checkout("main")
+    repo.commit("main", {"a.log": "main\n", "b.txt": "main\n"})
+    fired = tmp_path / "fired"
+    script = tmp_path / "driver"
+    script.write_text(f'#!/bin/sh\necho ran >> {fired}\ncp "$3" "$2"\n')  # "take theirs"
+    script.chmod(0o755)
+    repo.git("config", "merge.theirs.driver", f"{script} %O %A %B")
+    (repo.path / ".git" / "info" / "attributes").write_text("b.txt merge=theirs\n")
+
+    result = Git(repo.path).run(["merge-tree", "--write-tree", "-z", "dev", "main"], check=False)
+    assert result.status == 1 and not fired.exists()
+    conflicted = {field.split("\t")[1] for field in result.text.split("\0")[1:] if "\t" in field}
+    assert conflicted == {"b.txt"}  # a.log merged by union, b.txt as text, not by the driver
+    raw = subprocess.run(["git", "merge-tree", "--write-tree", "dev", "main"], cwd=repo.path,
+                         capture_output=True, check=False)  # fmt: skip
+    assert raw.returncode == 0 and fired.exists()  # plain git runs the configured driver

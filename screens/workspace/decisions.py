@@ -9,7 +9,12 @@ from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.learn import remember_approval
 from syncdesk.services.decisions.models import Action, SyncState, redo, undo
 from syncdesk.services.lines import lines_to_bytes
-from syncdesk.services.workspace.layout import Decided, approve_file, decide_file
+from syncdesk.services.workspace.layout import (
+    Decided,
+    approve_file,
+    decide_file,
+    decide_submodule,
+)
 from syncdesk.services.workspace.load import WorkspaceData, side_file
 
 
@@ -62,6 +67,9 @@ class DecisionActions(WorkspaceCore):
         """Resolve the whole file as dev's or main's version (deleted if that side has none)."""
         conflict, state = self.conflict, self.state
         if conflict is None or state is None:
+            return
+        if conflict.type == "submodule":  # a commit id, nothing to read
+            self._apply(decide_submodule(state, conflict, Action(side)))
             return
         self._take_whole(conflict, Action(side))
 

@@ -29,11 +29,11 @@ from syncdesk.services.conflicts.resolution import (
     whole_file_reading,
 )
 from syncdesk.services.git.objects import GitObject
+from syncdesk.services.git.trees import GITLINK
 from syncdesk.services.lines import decode_text, split_lines
 from syncdesk.services.sanitize import one_line
 
 Objects = dict[str, GitObject | None]
-GITLINK = "160000"
 _BINARY_PROBE = 8000  # git's buffer_is_binary(): a NUL in the first 8000 bytes
 _SIDES = ("base", "dev", "main")
 
@@ -69,9 +69,11 @@ def stages(group: ConflictGroup) -> list[Stage]:
     return [stage for stage in (group.base, group.dev, group.main) if stage is not None]
 
 
-def _blob(objects: Objects, name: str | None) -> GitObject | None:
+def _blob(objects: Objects, name: str | None, *, gitlink: bool = False) -> GitObject | None:
+    """The named blob (with ``gitlink``: or submodule commit id, see read.py's head entries)."""
     found = objects.get(name) if name is not None else None
-    return found if found is not None and found.type == "blob" else None
+    kinds = ("blob", "commit") if gitlink else ("blob",)
+    return found if found is not None and found.type in kinds else None
 
 
 def _is_binary(found: GitObject | None) -> bool:
@@ -123,7 +125,11 @@ def head_names(draft: Draft, head: str) -> list[str]:
 def finish(draft: Draft, objects: Objects, head: str | None) -> ConflictFile:
     """Pair the draft with the head's version and classify the resolution."""
     group = draft.group
-    at_head = {path: _blob(objects, f"{head}:{path}") if head else None for path in draft.paths}
+    gitlink = group.type == "submodule"
+    at_head = {
+        path: _blob(objects, f"{head}:{path}", gitlink=gitlink) if head else None
+        for path in draft.paths
+    }
     head_path = next((path for path, blob in at_head.items() if blob is not None), None)
     head_blob = at_head[head_path] if head_path is not None else None
     binary = draft.binary or _is_binary(head_blob)

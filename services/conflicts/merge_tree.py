@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from syncdesk.services.conflicts.models import ConflictType
 from syncdesk.services.errors import GitCommandError
 from syncdesk.services.git.runner import Git, first_line
+from syncdesk.services.git.trees import GITLINK
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +109,10 @@ def parse_merge_tree(status: int, stdout: bytes) -> MergeTreeOutput:
     index += 1  # the empty field between the two sections
     messages: list[MergeMessage] = []
     while index < len(fields) and fields[index]:
+        if not fields[index].isdigit():
+            # Free text after the -z messages: git 2.39 prints its advice on
+            # submodule conflicts ("Recursive merging with submodules ...") there.
+            break
         count = int(fields[index])
         paths = tuple(fields[index + 1 : index + 1 + count])
         kind, text = fields[index + 1 + count], fields[index + 2 + count]
@@ -169,6 +174,8 @@ def _type(
         return "rename"
     if any(word in kind for kind in kinds for word in _LOCATION_TYPES):
         return "file-location"
+    if any(stage is not None and stage.mode == GITLINK for stage in (base, dev, main)):
+        return "submodule"  # a commit of another repository: chosen whole, never merged
     if dev is not None and main is not None:
         if "CONFLICT (binary)" in kinds:
             return "binary"

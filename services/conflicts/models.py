@@ -29,7 +29,9 @@ from typing import Literal
 from syncdesk.services.lines import encode_text
 from syncdesk.services.sanitize import one_line
 
-ConflictType = Literal["content", "add/add", "modify/delete", "file-location", "rename", "binary"]
+ConflictType = Literal[
+    "content", "add/add", "modify/delete", "file-location", "rename", "binary", "submodule"
+]
 Resolution = Literal["dev", "main", "union", "base", "custom", "deleted", "unresolved"]
 
 CONFLICT_TYPES: tuple[ConflictType, ...] = (
@@ -39,6 +41,7 @@ CONFLICT_TYPES: tuple[ConflictType, ...] = (
     "file-location",
     "rename",
     "binary",
+    "submodule",
 )
 RESOLUTIONS: tuple[Resolution, ...] = (
     "dev",

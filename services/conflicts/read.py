@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from syncdesk.services.conflicts.file import (
-    GITLINK,
     Draft,
     Objects,
     draft,
@@ -34,8 +33,9 @@ from syncdesk.services.conflicts.file import (
 from syncdesk.services.conflicts.merge_tree import ConflictGroup, group_conflicts, merge_tree
 from syncdesk.services.conflicts.models import ConflictSet
 from syncdesk.services.errors import MissingRefError
-from syncdesk.services.git.objects import read_objects, scratch_objects
+from syncdesk.services.git.objects import GitObject, read_objects, scratch_objects
 from syncdesk.services.git.runner import Git
+from syncdesk.services.git.trees import GITLINK, entries_at
 from syncdesk.services.sanitize import visible
 
 
@@ -55,6 +55,7 @@ def read_conflicts(git: Git, dev_side: str, main_side: str, head: str | None) ->
         drafts = [draft(group, objects, output.tree, dev_sha, main_sha) for group in groups]
         if head_sha is not None:
             objects |= _more_head_versions(git, drafts, head_sha, objects, env)
+            objects |= _head_gitlinks(git, groups, head_sha)
     files = tuple(finish(one, objects, head_sha) for one in drafts)
     grouped = {path for one in drafts for path in one.paths}
     loose = tuple(
@@ -88,6 +89,21 @@ def _wanted(
         if head is not None:
             wanted.extend(f"{head}:{path}" for path in group.paths)
     return contents, infos
+
+
+def _head_gitlinks(git: Git, groups: Sequence[ConflictGroup], head: str) -> Objects:
+    """The head's entry of each submodule conflict's paths, as the commit id it names.
+
+    ``cat-file`` cannot answer ``<head>:<path>`` for a gitlink (the submodule's
+    commit is not in this repository): the id is read from the tree instead.
+    """
+    paths = [path for group in groups if group.type == "submodule" for path in group.paths]
+    found = entries_at(git, head, paths)
+    return {
+        f"{head}:{path}": GitObject(entry.oid, "commit", 0, None)
+        for path, entry in found.items()
+        if entry is not None and entry.mode == GITLINK
+    }
 
 
 def _more_head_versions(

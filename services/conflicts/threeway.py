@@ -28,9 +28,7 @@ from syncdesk.services.errors import GitCommandError
 from syncdesk.services.git.objects import read_objects, scratch_objects
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import existing_blobs, write_blob
-from syncdesk.services.git.trees import Entry, build_tree, changed_paths
-
-GITLINK = "160000"
+from syncdesk.services.git.trees import GITLINK, Entry, build_tree, changed_paths
 
 
 @dataclass(frozen=True, slots=True)

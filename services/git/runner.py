@@ -115,6 +115,7 @@ class Git:
         self._executor = gitpython.Git(self.work_tree or self.git_dir)
         self._room: list[str] | None = None
         self._objects: Path | None = None
+        self._common: Path | None = None
 
     def run(
         self,
@@ -157,6 +158,13 @@ class Git:
             self._objects = found.resolve()
         return self._objects
 
+    def common_dir(self) -> Path:
+        """The git directory the repository's work trees share (its refs, config and objects)."""
+        if self._common is None:
+            found = self.text("rev-parse", "--path-format=absolute", "--git-common-dir")
+            self._common = Path(found.strip())
+        return self._common
+
     def _merge_location(self) -> list[str]:
         """``--git-dir`` (and ``--work-tree``) of this repository's merge room, made on first use.
 
@@ -166,8 +174,10 @@ class Git:
         no other repository setting, so a merge runs nothing the repository
         configures. The work tree is the repository's, so that its
         ``.gitattributes`` still choose git's built-in drivers (``union``,
-        ``binary``) and marker sizes as a real merge there would. The
-        ``shallow`` list is copied, or merge bases would be sought past it.
+        ``binary``) and marker sizes as a real merge there would. Its ``refs``
+        and ``packed-refs`` are links to the repository's, so branch names
+        resolve as they do there (merges never write a ref). The ``shallow``
+        list is copied, or merge bases would be sought past it.
         """
         if self._room is not None:
             return self._room
@@ -175,7 +185,9 @@ class Git:
         object_format = self.text("rev-parse", "--show-object-format").strip() or "sha1"
         room = Path(tempfile.mkdtemp(prefix="syncdesk-merge-room-"))
         weakref.finalize(self, shutil.rmtree, room, ignore_errors=True)
-        (room / "refs").mkdir()
+        common = self.common_dir()
+        (room / "refs").symlink_to(common / "refs", target_is_directory=True)
+        (room / "packed-refs").symlink_to(common / "packed-refs")  # may not exist yet
         (room / "objects" / "info").mkdir(parents=True)
         (room / "objects" / "info" / "alternates").write_text(f"{objects}\n")
         (room / "HEAD").write_text("ref: refs/heads/merge-room\n")
@@ -184,7 +196,7 @@ class Git:
             f"[core]\n\trepositoryformatversion = 1\n\tbare = {bare}\n"
             f"[extensions]\n\tobjectformat = {object_format}\n"
         )
-        shallow = objects.parent / "shallow"
+        shallow = common / "shallow"
         if shallow.is_file():
             shutil.copyfile(shallow, room / "shallow")
         self._room = [f"--git-dir={room}"]

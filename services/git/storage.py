@@ -40,7 +40,6 @@ STALE_LOCK_SECONDS = 600.0
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _pinned: dict[tuple[Path, str], frozenset[str]] = {}
 _pinned_lock = threading.Lock()
-_common_dirs: dict[Path, Path] = {}
 
 
 def is_oid(text: str) -> bool:
@@ -50,11 +49,7 @@ def is_oid(text: str) -> bool:
 
 def storage_dir(git: Git) -> Path:
     """``<common git dir>/syncdesk``: the directory syncdesk keeps its files in (not created)."""
-    common = _common_dirs.get(git.git_dir)
-    if common is None:
-        output = git.text("rev-parse", "--path-format=absolute", "--git-common-dir")
-        common = _common_dirs[git.git_dir] = Path(output.strip())
-    return common / "syncdesk"
+    return git.common_dir() / "syncdesk"
 
 
 def write_blob(git: Git, data: bytes) -> str:

@@ -32,6 +32,7 @@ from syncdesk.services.git.storage import storage_dir
 SCRATCH_DIRECTORY = "tmp"
 ZERO_OID = "0" * 40
 FILE_MODES = frozenset({"100644", "100755", "120000"})
+GITLINK = "160000"  # a tree entry naming a commit of another repository: a submodule
 
 # A temporary index must be a plain, whole index: a split index would leave
 # sharedindex files in the git dir, and sparse settings could drop entries.

@@ -136,6 +136,17 @@ def decide_file(
     return Decided(choose_file(state, conflict.path, choice), blobs)
 
 
+def decide_submodule(state: SyncState, conflict: ConflictFile, action: Action) -> Decided:
+    """Resolve a submodule conflict as one side's commit (deleted if that side has none).
+
+    The choice records no blob: a submodule's commit belongs to another
+    repository, and a blob id the store cannot find would be dropped as lost.
+    """
+    side = conflict.dev_blob if action is Action.DEV else conflict.main_blob
+    final = action if side is not None else Action.DELETED
+    return Decided(choose_file(state, conflict.path, FileChoice(final, None)), {})
+
+
 def file_status(state: SyncState, conflict: ConflictFile, policy: str | None = None) -> FileStatus:
     """Where ``conflict`` stands: approved by the maintainer, or whether markers would remain.
 
@@ -168,7 +179,7 @@ def approve_file(state: SyncState, conflict: ConflictFile, policy: str | None) -
     side = whole_file_action(decisions, policy)
     if decisions.whole_file is None and side in (Action.DEV, Action.MAIN):
         blob = conflict.dev_blob if side is Action.DEV else conflict.main_blob
-        choice = FileChoice(side, blob)
+        choice = FileChoice(side, None if conflict.type == "submodule" else blob)
         approved = choose_file(state, conflict.path, choice, status=FileStatus.APPROVED)
     else:
         approved = set_status(state, conflict.path, FileStatus.APPROVED)

@@ -54,6 +54,12 @@ def changes_for(
     texts = {oid: tuple(bytes_to_lines(data)) for oid, data in blobs.items()}
     changes = []
     for conflict in files:
+        if conflict.type == "submodule":
+            target = _submodule_commit(conflict, state, session)
+            if target != conflict.head_blob:
+                path = conflict.head_path or conflict.path
+                changes.append(FileChange(path, None, gitlink=target))
+            continue
         content = _content(conflict, state, session, blobs, texts)
         current = blobs.get(conflict.head_blob) if conflict.head_blob else None
         if content == current:
@@ -85,6 +91,19 @@ def _content(
         # Approved as the head has it: nothing to change.
         return blobs.get(conflict.head_blob) if conflict.head_blob else None
     return encode_text("".join(layout(conflict, decisions, texts, policy).lines))
+
+
+def _submodule_commit(conflict: ConflictFile, state: SyncState, session: SyncSession) -> str | None:
+    """The commit a submodule conflict's path should name (None: no submodule there)."""
+    decisions = state.decisions(conflict.path)
+    whole = decisions.whole_file
+    side = whole.action if whole is not None else None
+    side = side or whole_file_action(decisions, policy_for(conflict.path, session.config))
+    if side is Action.DELETED:
+        return None
+    if side is Action.DEV or side is Action.MAIN:
+        return conflict.dev_blob if side is Action.DEV else conflict.main_blob
+    return conflict.head_blob  # approved as the head has it
 
 
 def _blob(blobs: dict[str, bytes], oid: str, conflict: ConflictFile) -> bytes:

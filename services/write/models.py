@@ -21,11 +21,14 @@ class FileChange:
     ``content`` None deletes the file. ``mode`` None keeps the head's mode
     (``100644`` for a file the head does not have); else ``100644``,
     ``100755`` or ``120000`` (a symlink, whose content is its target).
+    ``gitlink`` makes the path a submodule at that commit instead (``content``
+    and ``mode`` unused).
     """
 
     path: str
     content: bytes | None
     mode: str | None = None
+    gitlink: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

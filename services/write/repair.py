@@ -38,6 +38,7 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import write_blob
 from syncdesk.services.git.trees import (
     FILE_MODES,
+    GITLINK,
     Entry,
     build_tree,
     check_path,
@@ -288,6 +289,13 @@ def _edits(
     written: list[tuple[str, str]] = []
     for change in unique:
         before = current[change.path]
+        if change.gitlink is not None:
+            # A submodule: the tree names its commit, which this repository need not hold.
+            link = Entry(GITLINK, change.gitlink)
+            if link != before:
+                edits[change.path] = link
+                written.append((change.path, "submodule updated" if before else "submodule added"))
+            continue
         if change.content is None:
             if before is not None:
                 edits[change.path] = None

@@ -77,9 +77,17 @@ def _whole_file_lines(conflict: ConflictFile, data: WorkspaceData) -> list[Part]
     if learned is not None:
         parts.append(("\n↺ ", "bold $accent"))
         parts.append(f"suggested: {learned.describe()} (press s to take it)")
-    parts.append("\nWhole-file choice only (")
-    parts.append("binary" if conflict.binary else "no hunks to show")
-    parts.append("): D takes dev's file, M takes main's.")
+    if conflict.type == "submodule":
+        parts.append("\nA submodule: ")
+        for side, commit in (("dev", conflict.dev_blob), ("main", conflict.main_blob)):
+            parts.append(f"{side} names {commit[:12]}" if commit else f"{side} removed it")
+            parts.append(", " if side == "dev" else "")
+        head = conflict.head_blob[:12] if conflict.head_blob else "none"
+        parts.append(f", the head {head}. D takes dev's commit, M takes main's.")
+    else:
+        parts.append("\nWhole-file choice only (")
+        parts.append("binary" if conflict.binary else "no hunks to show")
+        parts.append("): D takes dev's file, M takes main's.")
     for message in conflict.messages:
         parts.append(f"\n{message}")
     return parts
