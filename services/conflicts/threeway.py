@@ -6,9 +6,10 @@ three throwaway commits, ``B`` (tree ``base``, no parent), ``O`` (tree
 ``ours``, parent ``B``) and ``T`` (tree ``theirs``, parent ``B``), whose only
 common ancestor is ``B``. ``merge-tree O T`` is then exactly the merge of
 ``theirs``' changes since ``base`` into ``ours``, with git's rename detection
-and merge drivers. It is how a repair patch is re-applied on a rebuilt merge
-(a cherry-pick: base = the old merge, theirs = the old head) and how a
-merge's non-conflict ("evil") changes are carried to its rebuild.
+and built-in merge drivers (configured ones never run: see runner.py). It is
+how a repair patch is re-applied on a rebuilt merge (a cherry-pick: base = the
+old merge, theirs = the old head) and how a merge's non-conflict ("evil")
+changes are carried to its rebuild.
 
 Everything runs in a scratch object store (:func:`syncdesk.services.git.objects.scratch_objects`):
 the throwaway commits and merge-tree's objects vanish with it. Only the
