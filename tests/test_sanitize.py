@@ -35,7 +35,9 @@ def test_one_line_has_no_control_character_and_no_newline(text):
     assert "\t" not in out
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf"))))
+# Lone surrogates (Cs) are not printable: no terminal encoding takes them, and
+# visible() shows them as U+FFFD (tested below); hypothesis draws them rarely.
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Cs"))))
 def test_printable_text_passes_unchanged(text):
     assert visible(text) == text
 
