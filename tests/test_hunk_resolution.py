@@ -2,7 +2,10 @@
 
 One crafted file with six conflicts, resolved differently in each; then heads
 that also change common lines (near a hunk and far from it), and the line
-numbers of each side when the sides also made one-sided changes.
+numbers of each side when the sides also made one-sided changes. Last, heads
+that took dev's file where a diff could misplace a hunk: its lines also sit in
+the common lines (a block main moved), or its side and the common lines next
+to it share lines while main alone changed a line nearby.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from syncdesk.services.conflicts.models import ConflictFile, rebuild
+from syncdesk.services.conflicts.models import Common, ConflictFile, rebuild
 from syncdesk.services.conflicts.read import read_conflicts
 from tests.conflictrepo import ConflictRepo, build_conflicts, numbered, replace_lines
 
@@ -155,3 +158,75 @@ def test_each_side_has_its_own_line_numbers(tmp_path: Path) -> None:
     assert (hunk.base_start, hunk.dev_start, hunk.main_start) == (30, 28, 33)
     assert dev_text.splitlines(keepends=True)[hunk.dev_start - 1] == "thirty on dev\n"
     assert main_text.splitlines(keepends=True)[hunk.main_start - 1] == "thirty on main\n"
+
+
+# main moved a block up past a few short functions, while dev edited the block
+# in place: merge-tree keeps main's moved copy in the common lines and shows
+# dev's edited block against main's deletion as the conflict. The moved copy
+# has more unique lines than the functions it jumped over.
+_FUNCTIONS = "def one():\n    pass\n\ndef two():\n    pass\n\ndef three():\n    pass\n\n"
+_NOTES = "".join(f"note {letter}\n" for letter in "abcdef")
+
+
+def test_a_hunk_whose_lines_main_moved_elsewhere_is_read_where_the_head_holds_it(
+    tmp_path: Path,
+) -> None:
+    edited = _NOTES.replace("note c\n", "note c, edited on dev\n")
+    built = build_conflicts(
+        tmp_path / "r",
+        base={"f.txt": f"top\n\n{_FUNCTIONS}{_NOTES}\ntail\n"},
+        dev={"f.txt": f"top\n\n{_FUNCTIONS}{edited}\ntail\n"},
+        main={"f.txt": f"top\n\n{_NOTES}\n{_FUNCTIONS}tail\n"},
+    )
+    dev_text = built.show("dev", "f.txt").decode()
+    conflict = _read(built, dev_text, "took-dev")
+    (hunk,) = conflict.hunks
+    # The shape measured: main's moved copy among the common lines, the hunk
+    # dev's edited block against nothing, and the head exactly dev's file.
+    common = "".join(
+        line for s in conflict.segments or () if isinstance(s, Common) for line in s.lines
+    )
+    assert _NOTES in common
+    assert (hunk.main, conflict.head_blob) == ((), conflict.dev_blob)
+    # The head is dev's file: the hunk holds dev's lines, where dev's file has them.
+    assert (hunk.resolution, hunk.head, hunk.context_changed) == ("dev", hunk.dev, False)
+    assert hunk.head_start == hunk.dev_start
+    lines = dev_text.splitlines(keepends=True)
+    assert tuple(lines[hunk.dev_start - 1 : hunk.dev_start - 1 + len(hunk.dev)]) == hunk.dev
+    assert conflict.resolution == "dev"
+    # Taking main's file leaves the hole empty, between the functions and the tail.
+    took_main = _read(built, built.show("main", "f.txt").decode(), "took-main")
+    assert [(h.resolution, h.head) for h in took_main.hunks] == [("main", ())]
+
+
+def _package(name: str, *lines: str) -> str:
+    return "".join(["[[p]]\n", f"name = {name}\n", *lines])
+
+
+def test_hunks_near_a_change_of_main_alone_are_read_whole(tmp_path: Path) -> None:
+    # dev added package b after a (git folds it into the conflict over a's
+    # urls), so dev's side holds "]", "", "[[p]]" just like the common lines
+    # before the next hunk: nothing tells a diff which "[[p]]" is the common
+    # one. main alone changed the last line, so a head that took dev's file
+    # (without main's change) does not read the stretch exactly. Each hunk
+    # must still read as dev, not as dev cut where the diff paired "[[p]]".
+    def lockfile(a: str, b: str | None, c: tuple[str, str], end: str) -> str:
+        added = _package("b", "urls = [\n", f"  {b}\n", "]\n", "\n") if b else ""
+        first = _package("a", "urls = [\n", f"  {a}\n", "]\n", "\n")
+        last = _package(c[0], f"version = {c[1]}\n", "urls = [\n", "  c1\n", "]\n", "\n")
+        return f"{first}{added}{last}end = {end}\n"
+
+    dev = lockfile("a2", "b1", ("c", "2"), "1")
+    built = build_conflicts(
+        tmp_path / "r",
+        base={"f.lock": lockfile("a1", None, ("c", "1"), "1")},
+        dev={"f.lock": dev},
+        main={"f.lock": lockfile("a3", None, ("c3", "1"), "2")},
+    )
+    conflict = _read(built, dev, "took-dev", "f.lock")
+    assert conflict.head_blob == conflict.dev_blob and len(conflict.hunks) == 2
+    assert [(h.resolution, h.head) for h in conflict.hunks] == [
+        ("dev", h.dev) for h in conflict.hunks
+    ]
+    assert [h.head_start for h in conflict.hunks] == [h.dev_start for h in conflict.hunks]
+    assert not any(h.context_changed for h in conflict.hunks)

@@ -10,23 +10,39 @@ quadratic search.
 
 Elements are any hashable values; a value equal to nothing else (a fresh
 ``object()``) is never matched, which is how a conflict hunk is held in place.
+Such a stand-in may also name the lines it could hold (``hidden``): a line a
+hunk may hold is then not unique in a stretch of ``a`` that holds the hunk,
+so it is never an anchor there (see :func:`matching_blocks`).
 """
 
 from __future__ import annotations
 
 import difflib
 from bisect import bisect_left
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 
 # difflib is quadratic in the worst case: only gaps this small (lines x lines) go to it.
 _DIFFLIB_LIMIT = 250_000
 
 
-def matching_blocks(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[tuple[int, int, int]]:
+def matching_blocks(
+    a: Sequence[Hashable],
+    b: Sequence[Hashable],
+    hidden: Mapping[int, Collection[Hashable]] | None = None,
+) -> list[tuple[int, int, int]]:
     """Runs ``(i, j, n)`` with ``a[i:i+n] == b[j:j+n]``, in order, not overlapping.
 
     Together they form a long common subsequence; adjacent runs are merged.
+
+    ``hidden`` maps positions of ``a`` that match nothing (a conflict hunk's
+    hole) to the lines they may stand for. Within any stretch of ``a`` that
+    holds such a position, those lines count as occurring there once more, so
+    they are not unique and are never taken as anchors. Otherwise a copy of a
+    hunk's lines elsewhere in ``a`` (a block main moved, while dev edited it in
+    place and so made the conflict) would be anchored to the hunk's own lines
+    in ``b``, pulling the alignment across the hole and leaving it empty.
     """
+    holes = sorted(hidden) if hidden else []
     blocks: list[tuple[int, int, int]] = []
 
     def add(i: int, j: int, size: int) -> None:
@@ -52,7 +68,7 @@ def matching_blocks(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[tuple[
         a1, b1 = a1 - tail, b1 - tail
         later = [(a1, -1, b1, tail)] if tail else []  # (the stack pops the end first)
         if a0 < a1 and b0 < b1:
-            split = _split(a, a0, a1, b, b0, b1)
+            split = _split(a, a0, a1, b, b0, b1, _hidden_in(hidden, holes, a0, a1))
             if split is None:
                 for i, j, size in _difflib_blocks(a, a0, a1, b, b0, b1):
                     add(i, j, size)
@@ -67,6 +83,15 @@ def match_lines(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[tuple[int,
     return [(i + k, j + k) for i, j, size in matching_blocks(a, b) for k in range(size)]
 
 
+def _hidden_in(
+    hidden: Mapping[int, Collection[Hashable]] | None, holes: list[int], a0: int, a1: int
+) -> list[Collection[Hashable]]:
+    """The hidden lines of the positions in ``a[a0:a1]``."""
+    if hidden is None:
+        return []
+    return [hidden[holes[k]] for k in range(bisect_left(holes, a0), bisect_left(holes, a1))]
+
+
 def _split(
     a: Sequence[Hashable],
     a0: int,
@@ -74,9 +99,10 @@ def _split(
     b: Sequence[Hashable],
     b0: int,
     b1: int,
+    hidden: list[Collection[Hashable]],
 ) -> list[tuple[int, int, int, int]] | None:
     """Tasks for a range with different ends, last first; None when no line is unique."""
-    anchors = _unique_anchors(a, a0, a1, b, b0, b1)
+    anchors = _unique_anchors(a, a0, a1, b, b0, b1, hidden)
     if not anchors:
         return None
     tasks: list[tuple[int, int, int, int]] = []
@@ -131,10 +157,19 @@ def _same_run_back(
 
 
 def _unique_anchors(
-    a: Sequence[Hashable], a0: int, a1: int, b: Sequence[Hashable], b0: int, b1: int
+    a: Sequence[Hashable],
+    a0: int,
+    a1: int,
+    b: Sequence[Hashable],
+    b0: int,
+    b1: int,
+    hidden: list[Collection[Hashable]],
 ) -> list[tuple[int, int]]:
-    """Lines unique in both ranges, reduced to their longest run in the same order."""
-    seen_a: dict[Hashable, int] = {}
+    """Lines unique in both ranges, reduced to their longest run in the same order.
+
+    A line in ``hidden`` (held by a hole in ``a``'s range) is never unique in ``a``.
+    """
+    seen_a: dict[Hashable, int] = {line: -1 for lines in hidden for line in lines}
     for i in range(a0, a1):
         line = a[i]
         seen_a[line] = -1 if line in seen_a else i

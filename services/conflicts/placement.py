@@ -8,19 +8,30 @@ lacks main's one-sided changes, and the head may have changed common lines
 too (an "evil" merge). :func:`place_hunks` finds each hole's lines.
 
 How: the frame's common lines are matched against the target with a
-patience diff (:mod:`syncdesk.services.conflicts.linediff`), a hunk standing for a line that
-matches nothing. Each hunk lies in a gap between matched lines. Within a gap
-the target must read ``prefix + hole + suffix`` with the gap's common lines
-as prefix and suffix: the hole is what is left. That is exact, but a diff can
-slide equal lines across a hole (dev's side ends with a blank line and so
-does the context), so the gaps around a hunk are first merged across short
-matched runs and the merged window is solved as a pattern, preferring for
-each hole one of the *candidates* (dev, main, union...): the reading that
-makes the hole exactly a known resolution wins.
+patience diff (:mod:`syncdesk.services.conflicts.linediff`), a hunk standing
+for a line that matches nothing. The lines a hunk may hold (its candidates')
+are never anchors around it: when main moved a block that dev edited in
+place, merge-tree keeps main's moved copy among the common lines, and a head
+that took dev's side holds the block only inside the hunk; anchored there,
+the copy would drag the alignment across the hunk and leave it empty. Each
+hunk lies in a gap between matched lines. Within a gap the target must read
+``prefix + hole + suffix`` with the gap's common lines as prefix and suffix:
+the hole is what is left. That is exact, but a diff can slide equal lines
+across a hole (dev's side ends with a blank line and so does the context), so
+the gaps around a hunk are first merged across short matched runs and the
+merged window is solved as a pattern, preferring for each hole one of the
+*candidates* (dev, main, union...): the reading that makes the hole exactly a
+known resolution wins.
 
-When the common lines around a hunk were changed in the target, the hunk's
-lines are what remains after stripping the context that did survive, and the
-placement says it was not exact.
+When a window does not read exactly because common lines changed in the
+target away from the hunks (by the head, or by main alone, for a head that
+took dev's file), it is read again with those changed stretches free and
+every hunk one of its candidates: the diff may have paired lines that both a
+hunk and its context hold ("]" and a blank line) the wrong way, and the
+stretches on their own would keep that pairing. When the common lines right
+around a hunk were changed in the target, the hunk's lines are what remains
+after stripping the context that did survive, and the placement says it was
+not exact.
 """
 
 from __future__ import annotations
@@ -55,6 +66,10 @@ class _Hole:
 
     def __init__(self, index: int) -> None:
         self.index = index
+
+
+_FREE_HOLE = -1
+_FREE = _Hole(_FREE_HOLE)  # a stretch of the window that may read as anything
 
 
 @dataclass(slots=True)
@@ -93,7 +108,16 @@ def place_hunks(
             frame.append(_Hole(index))
     keyed_frame = frame if key is None else [f if isinstance(f, _Hole) else key(f) for f in frame]
     keyed_target = target if key is None else [key(line) for line in target]
-    gaps = _gaps(matching_blocks(keyed_frame, keyed_target), starts, len(frame), len(target))
+    # A hole matches nothing, but it is not blank to the diff: the lines it may
+    # hold are never anchors around it (see matching_blocks), so a copy of them
+    # in the common lines (main moved the block dev edited) cannot pull the
+    # alignment onto the hunk's own lines in the target.
+    held = {
+        at: {line if key is None else key(line) for option in candidates[hole] for line in option}
+        for hole, at in enumerate(starts)
+    }
+    blocks = matching_blocks(keyed_frame, keyed_target, held)
+    gaps = _gaps(blocks, starts, len(frame), len(target))
     solver = _Solver(frame, target, candidates)
     placements: dict[int, Placement] = {}
     for window in _windows(gaps, candidates):
@@ -145,22 +169,51 @@ class _Solver:
         self.frame, self.target, self.candidates = frame, target, candidates
 
     def solve_window(self, window: list[_Gap]) -> dict[int, Placement]:
-        """Place the holes of a window: exactly as a whole, else gap by gap."""
+        """Place the holes of a window: exactly as a whole, else gap by gap.
+
+        Between the two, the window is read once more with each gap that holds
+        no hunk (common lines changed in the target: by the head, or by main
+        alone when the head took dev's file) free to be anything, and every
+        hunk required to be one of its candidates. Where nothing unique tells
+        them apart, the diff pairs equal lines by position: when dev's side
+        holds "]", "", "[[p]]" like the common run before the next hunk, the
+        common run may be paired with dev's, cutting the hunk short. The
+        pattern would undo that, but a change elsewhere in the window keeps it
+        from reading exactly, and gap by gap the diff's pairing would stand.
+        """
         first, last = window[0], window[-1]
-        solved = self._pattern(first.f0, last.f1, first.t0, last.t1)
+        solved = self._pattern(self.frame[first.f0 : last.f1], first.t0, last.t1)
         if solved is not None:
             return solved
+        if any(not gap.holes for gap in window):
+            solved = self._pattern(self._freed(window), first.t0, last.t1, known=True)
+            if solved is not None:
+                return solved
         placements: dict[int, Placement] = {}
         for gap in window:  # an evil change somewhere in the window: each gap on its own
             if gap.holes:
-                alone = self._pattern(gap.f0, gap.f1, gap.t0, gap.t1)
+                alone = self._pattern(self.frame[gap.f0 : gap.f1], gap.t0, gap.t1)
                 placements.update(alone if alone is not None else self._loose(gap))
         return placements
 
-    def _literals(self, f0: int, f1: int) -> tuple[list[list[Line]], list[int]]:
+    def _freed(self, window: list[_Gap]) -> list[Line]:
+        """The window's frame with each gap that holds no hole replaced by a free stretch."""
+        items: list[Line] = []
+        for index, gap in enumerate(window):
+            if index:
+                items.extend(self.frame[window[index - 1].f1 : gap.f0])  # matched lines
+            if gap.holes:
+                items.extend(self.frame[gap.f0 : gap.f1])
+            else:
+                items.append(_FREE)
+        return items
+
+    @staticmethod
+    def _literals(items: Sequence[Line]) -> tuple[list[list[Line]], list[int]]:
+        """The literal runs between holes, and the holes (``_FREE_HOLE`` for a free stretch)."""
         literals: list[list[Line]] = [[]]
         holes: list[int] = []
-        for item in self.frame[f0:f1]:
+        for item in items:
             if isinstance(item, _Hole):
                 holes.append(item.index)
                 literals.append([])
@@ -168,9 +221,14 @@ class _Solver:
                 literals[-1].append(item)
         return literals, holes
 
-    def _pattern(self, f0: int, f1: int, t0: int, t1: int) -> dict[int, Placement] | None:
-        """Read target[t0:t1] as literal, hole, literal, ... exactly, or return None."""
-        literals, holes = self._literals(f0, f1)
+    def _pattern(
+        self, items: Sequence[Line], t0: int, t1: int, *, known: bool = False
+    ) -> dict[int, Placement] | None:
+        """Read target[t0:t1] as literal, hole, literal, ... exactly, or return None.
+
+        With ``known``, every hole must read as one of its candidates.
+        """
+        literals, holes = self._literals(items)
         text = self.target[t0:t1]
         head, tail = literals[0], literals[-1]
         limit = len(text) - len(tail)
@@ -180,12 +238,13 @@ class _Solver:
         if len(holes) > 1:
             for position, line in enumerate(text):
                 index.setdefault(line, []).append(position)
-        found = self._match(literals, holes, text, (len(head), limit), index)
+        found = self._match(literals, holes, text, (len(head), limit), index, known)
         if found is None:
             return None
         return {
             hole: Placement(t0 + start, t0 + end, self._choice(hole, text[start:end]), True)
             for hole, (start, end) in zip(holes, found, strict=True)
+            if hole != _FREE_HOLE
         }
 
     def _match(
@@ -195,6 +254,7 @@ class _Solver:
         text: Sequence[Line],
         bounds: tuple[int, int],
         index: dict[Line, list[int]],
+        known: bool,
     ) -> list[tuple[int, int]] | None:
         """Depth-first search for (start, end) of each hole; literal k + 1 follows hole k.
 
@@ -208,11 +268,14 @@ class _Solver:
         budget = _BUDGET
         while True:
             if len(chosen) == last:
-                if position <= limit:
+                if position <= limit and (
+                    not known or self._fills(holes[last], text[position:limit])
+                ):
                     return [*chosen, (position, limit)]
             else:
                 k = len(chosen)
-                ends = self._ends(holes[k], literals[k + 1], text, (position, limit), index)
+                bounds = (position, limit)
+                ends = self._ends(holes[k], literals[k + 1], text, bounds, index, known)
                 levels.append((position, ends))
             while levels:
                 budget -= 1
@@ -237,8 +300,12 @@ class _Solver:
         text: Sequence[Line],
         bounds: tuple[int, int],
         index: dict[Line, list[int]],
+        known: bool,
     ) -> Iterator[int]:
-        """Where hole ``hole`` may end: after a candidate first, then anywhere ``literal`` fits."""
+        """Where hole ``hole`` may end: after a candidate first, then anywhere ``literal`` fits.
+
+        With ``known``, a hole ends only after a candidate (a free stretch anywhere).
+        """
         start, limit = bounds
 
         def fits(end: int) -> bool:
@@ -246,11 +313,13 @@ class _Solver:
             return after <= limit and list(text[end:after]) == literal
 
         tried = set()
-        for candidate in self.candidates[hole]:
+        for candidate in self.candidates[hole] if hole != _FREE_HOLE else ():
             end = start + len(candidate)
             if end not in tried and list(text[start:end]) == list(candidate) and fits(end):
                 tried.add(end)
                 yield end
+        if known and hole != _FREE_HOLE:
+            return
         if not literal:
             spots: Iterable[int] = range(start, limit + 1)
         else:
@@ -260,9 +329,13 @@ class _Solver:
             if end not in tried and fits(end):
                 yield end
 
+    def _fills(self, hole: int, lines: Sequence[Line]) -> bool:
+        """Whether ``lines`` may fill hole ``hole`` when every hole must be known."""
+        return hole == _FREE_HOLE or self._choice(hole, lines) is not None
+
     def _loose(self, gap: _Gap) -> dict[int, Placement]:
         """The common lines around the hole changed: strip what survived of them."""
-        literals, holes = self._literals(gap.f0, gap.f1)
+        literals, holes = self._literals(self.frame[gap.f0 : gap.f1])
         text = self.target[gap.t0 : gap.t1]
         if len(holes) > 1:
             return self._scattered(holes, text, gap.t0)
