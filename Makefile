@@ -39,7 +39,7 @@ crash: $(STAMP)
 		tests/test_writer_kill.py
 
 bench: $(STAMP)
-	$(BIN)/python bench/bench_workspace.py
+	PYTHONPATH=. $(BIN)/python bench/bench_workspace.py
 	$(BIN)/python bench/bench_origin.py
 	PYTHONPATH=. $(BIN)/python bench/bench_parsers.py
 

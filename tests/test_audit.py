@@ -9,6 +9,7 @@ path with a space, a file the result deleted).
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from syncdesk.services.audit.lost_lines import (
     audit_sync,
     raw_findings,
 )
+from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.audit.sources import parse_removals
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.demo.facts import DemoFacts
@@ -102,6 +104,10 @@ def test_the_dropped_dev_log_line_is_a_probable_accident(demo_facts, demo_audit)
     assert dev_lines[finding.line - 1] == DEV_LOG_LINE
     assert finding.text == DEV_LOG_LINE.decode().rstrip()
     assert demo_audit.findings[0].classification is Classification.ACCIDENT
+    # dev's import line is not an accident: the repair's import line still binds
+    # every name of it (main rewrote that line, and the repair merged the two).
+    (import_line,) = [f for f in demo_audit.findings if b"min_p_filter" in f.raw]
+    assert not import_line.is_accident
 
 
 def test_removed_on_main_names_a_slice_commit_that_removed_the_line(demo_facts, demo_audit):
@@ -471,3 +477,45 @@ def test_a_non_utf8_path_names_the_same_file_in_the_audit_and_the_conflicts(tmp_
     lost = audit.in_file(conflict.path)
     assert "log.debug('run %s', x)" in [f.text.strip() for f in lost]
     assert lost[0].shown_path == "pkg/caf\ufffd.py"
+
+
+CODE_HOOK = Path(__file__).parent / "data" / "code_files_hook.sh"
+
+
+def run_code_hook(crafted: Crafted, skip: tuple[str, ...]) -> set[tuple[str, bytes]]:
+    """Megatron-LM's variant of the hook (sets, code files, skip list) as (path, line)."""
+    out = subprocess.run(
+        ["bash", str(CODE_HOOK), crafted.dev_base, crafted.slice_tip, crafted.head],
+        cwd=crafted.path, capture_output=True, check=True,
+        env={**os.environ, "SKIP_PATHS": "\n".join(skip)},
+    ).stdout  # fmt: skip
+    found: set[tuple[str, bytes]] = set()
+    path = ""
+    for line in out.split(b"\n")[:-1]:
+        if line.startswith(b"\t"):
+            found.add((path, line[1:]))
+        else:
+            path = line.decode()
+    return found
+
+
+@pytest.mark.parametrize("skip", [(), ("pkg/accident.py", "pkg/dupes.py")])
+def test_the_real_hooks_findings_are_reproduced_and_each_is_accounted_for(
+    crafted: Crafted, skip: tuple[str, ...]
+):
+    policy = AuditPolicy(override_from_main=skip)
+    git = Git(crafted.path)
+    audit = audit_sync(
+        git, crafted.dev_base, crafted.slice_tip, crafted.head, policy=policy, hook=True
+    )
+    assert audit.hook is not None
+    expected = run_code_hook(crafted, skip)
+    assert {(f.path, f.line) for f in audit.hook} == expected
+    assert expected  # the comparison has lines in it
+    # Sets, not multisets: dev's third "x += 1" is reported by the reference hook only.
+    assert ("pkg/dupes.py", b"    x += 1") not in expected
+    assert not {path for path, _ in expected} & {"data/crlf.txt", "pkg/gone.py", *skip}
+    # Every hook line has the class the triage gave its line: none is unaccounted for.
+    account = audit.hook_account()
+    assert sum(account.values()) == len(expected)
+    assert set(account) <= {str(kind) for kind in Classification} | {"data-file", "trivial"}

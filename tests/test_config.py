@@ -35,7 +35,15 @@ def test_defaults_are_megatrons_values(tmp_path):
         "uv.lock",
         "docker/Dockerfile.ci.dev",
     }
-    assert config.override_from_main == ()
+    # The skill's "Files to Override from Main" (DOMAIN.md, "Policies").
+    assert config.override_from_main == (
+        "megatron/training/training.py",
+        "megatron/training/initialize.py",
+        "megatron/training/utils.py",
+        "megatron/training/datasets/data_samplers.py",
+        "megatron/core/optimizer/layer_wise_optimizer.py",
+    )
+    assert "*.lock" in config.audit_data_files and "*.json" in config.audit_data_files
     assert config.sources == ()
 
 

@@ -208,3 +208,10 @@ def test_merges_keep_gits_built_in_drivers_and_branch_names_but_no_configured_dr
     raw = subprocess.run(["git", "merge-tree", "--write-tree", "dev", "main"], cwd=repo.path,
                          capture_output=True, check=False)  # fmt: skip
     assert raw.returncode == 0 and fired.exists()  # plain git runs the configured driver
+
+
+def test_a_repository_named_by_its_git_directory_opens_with_its_work_tree(repo):
+    head = repo.commit("first")
+    git = Git(repo.path / ".git")
+    assert (git.git_dir, git.work_tree) == ((repo.path / ".git").resolve(), repo.path.resolve())
+    assert git.resolve("main") == head

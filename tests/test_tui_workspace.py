@@ -11,6 +11,7 @@ from textual.widgets import TextArea
 from syncdesk.screens.edit_hunk_screen import EditHunkScreen
 from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.screens.workspace.screen import WorkspaceScreen
+from syncdesk.services.audit.lost_lines import Classification
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.carryover import ResolutionStore
 from syncdesk.services.decisions.learn import learn_branch
@@ -163,33 +164,23 @@ async def test_whole_file_choice_for_a_modify_delete(tmp_path: Path) -> None:
         )
 
 
-async def test_an_accident_found_by_the_audit_is_restored_with_one_key(tmp_path: Path) -> None:
+async def test_a_hunk_resolved_as_mains_rewrite_is_a_decision_not_an_accident(
+    tmp_path: Path,
+) -> None:
+    # In the demo, loader.py's head took main's side of a hunk where main rewrote
+    # the line dev also changed: the audit names that decision and raises no alarm
+    # (an accident inside a hunk is restored with R: test_tui_workspace_accidents.py).
     facts = build_world(tmp_path / "world")
     async with _app(facts).run_test(size=SIZE) as pilot:
         screen = await _open_workspace(pilot)
-        # In the demo, loader.py's head took main's side of a hunk and lost a dev line.
         await _open_file(pilot, screen, FILE)
         conflict = screen.conflict
-        accidents = screen._accidents(conflict)
-        assert accidents
-        finding = accidents[0]
-        await pilot.press("x")  # to the hunk that lost it
-
-        def on_the_finding() -> object:
-            hunk = conflict.hunks[screen.state.cursor.hunk]
-            return hunk.dev_start <= finding.line < hunk.dev_start + len(hunk.dev)
-
-        await until(pilot, on_the_finding, f"the cursor on the hunk that lost line {finding.line}")
-        hunk = conflict.hunks[screen.state.cursor.hunk]
-        before = _result_lines(screen, hunk.index)
-        lost = hunk.dev[finding.line - hunk.dev_start]
-        assert lost not in before
-        await pilot.press("R")
-        await until(pilot, lambda: lost in _result_lines(screen, hunk.index), f"{lost!r} restored")
-        assert finding not in screen._accidents(conflict)
-        choice = screen.state.decisions(FILE).hunk(hunk.index)
-        assert choice is not None
-        assert choice.action is Action.EDITED
+        assert screen._accidents(conflict) == ()
+        (decided,) = [f for f in screen.data.audit.in_file(FILE) if f.detail]
+        assert decided.classification is Classification.TAKEN_AS_MAIN
+        assert decided.evidence.startswith("the resolution took main's rewrite in conflict hunk")
+        info = str(screen.query_one("#ws-hunk-info").render())
+        assert "probable accident" not in info
 
 
 async def test_an_accident_outside_the_hunks_is_restored_as_a_whole_file_edit(
@@ -208,15 +199,7 @@ async def test_an_accident_outside_the_hunks_is_restored_as_a_whole_file_edit(
         view = screen.query_one(ThreeWayView)
         shown_before = [row.result.text for row in view.rows if row.result.text is not None]
         assert not any("logger.debug" in line for line in shown_before)
-        await pilot.press("R")  # first the accident inside the current hunk
-        index = screen.state.cursor.hunk
-        await until(
-            pilot,
-            lambda: _hunk_action(screen, path, index) is Action.EDITED,
-            f"hunk {index} edited to restore its accident",
-        )
-        assert screen.state.decisions(path).whole_file is None
-        await pilot.press("R")  # then the one outside every hunk
+        await pilot.press("R")  # the accident outside every hunk
         await until(
             pilot,
             lambda: screen.state.decisions(path).whole_file is not None,

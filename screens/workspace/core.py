@@ -16,12 +16,18 @@ from textual.widgets import DataTable, Static
 from syncdesk.screens.desk import DeskScreen
 from syncdesk.services.audit.lost_lines import LostLine
 from syncdesk.services.conflicts.models import ConflictFile, FileAttribution
-from syncdesk.services.decisions.models import Action, Cursor, SyncState, move_cursor
+from syncdesk.services.decisions.models import (
+    Action,
+    Cursor,
+    Decisions,
+    SyncState,
+    move_cursor,
+)
 from syncdesk.services.decisions.saver import Persister
 from syncdesk.services.lines import split_lines
 from syncdesk.services.sync.policies import KEEP_DEV, OVERRIDE_FROM_MAIN
 from syncdesk.services.sync.session import SyncSession
-from syncdesk.services.workspace.accidents import hunk_index_of, missing_accidents
+from syncdesk.services.workspace.accidents import AccidentCache, hunk_index_of
 from syncdesk.services.workspace.layout import (
     Decided,
     Layout,
@@ -37,6 +43,12 @@ from syncdesk.services.workspace.load import WorkspaceData
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.hunk_info import hunk_info
 from syncdesk.tui.widgets.threeway import ThreeWayView
+
+# What a file's layout is built from: the file, its decisions, its policy, and the
+# texts of the blobs the decisions name (None for one not read yet).
+_LayoutInputs = tuple[
+    ConflictFile, Decisions, str | None, tuple[tuple[str, tuple[str, ...] | None], ...]
+]
 
 
 class SaveFailed(Message):
@@ -58,6 +70,10 @@ class WorkspaceCore(DeskScreen[WorkspaceData]):
         self.policies: dict[str, str | None] = {}
         self._attributions: dict[str, FileAttribution] = {}
         self._dev_files: dict[str, tuple[str, ...]] = {}  # dev base's file, read for restores
+        # Each file's missing accidents, worked out again only when its result changes.
+        self._accident_cache = AccidentCache()
+        # Each file's layout, with what it was built from (see _layout).
+        self._layouts: dict[str, tuple[_LayoutInputs, Layout]] = {}
         self.persister = Persister(session.git, self._save_failed)
 
     # -- what is on screen -----------------------------------------------------------
@@ -183,12 +199,27 @@ class WorkspaceCore(DeskScreen[WorkspaceData]):
             self.query_one(ConflictList).update_status(conflict.path, status)
 
     def _layout(self, conflict: ConflictFile) -> Layout:
+        """The file's current result, built again only when what it is built from changed.
+
+        A layout is a function of the file, its decisions, its policy and the
+        texts of the blobs those decisions name (a blob id names one content),
+        so a hunk move, which changes none of them, reuses the last one: in a
+        file edited whole, building it places every hunk in the edit.
+        """
         assert self.state is not None
         decisions = self.state.decisions(conflict.path)
-        return layout(conflict, decisions, self.texts, self.policies.get(conflict.path))
+        policy = self.policies.get(conflict.path)
+        texts = tuple((blob, self.texts.get(blob)) for blob in sorted(decisions.blobs()))
+        inputs: _LayoutInputs = (conflict, decisions, policy, texts)
+        known = self._layouts.get(conflict.path)
+        if known is not None and known[0][0] is conflict and known[0][1:] == inputs[1:]:
+            return known[1]
+        current = layout(conflict, decisions, self.texts, policy)
+        self._layouts[conflict.path] = (inputs, current)
+        return current
 
     def _results(self, conflict: ConflictFile) -> list[tuple[str, ...]]:
-        return self._layout(conflict).results
+        return list(self._layout(conflict).results)  # a copy: the layout is shared
 
     def _decide_hunk(
         self,
@@ -215,14 +246,16 @@ class WorkspaceCore(DeskScreen[WorkspaceData]):
     # -- the audit's accidents --------------------------------------------------------
 
     def _accidents(self, conflict: ConflictFile) -> tuple[LostLine, ...]:
-        """The audit's probable accidents in this file that the current result still lacks."""
+        """The audit's probable accidents in this file that the current result still lacks.
+
+        Worked out once per result of the file: a hunk move reuses them, a
+        decision that changes the result works them out again.
+        """
         audit = self.data.audit if self.data is not None else None
         if audit is None:
             return ()
         dev_file = self._dev_files.get(conflict.path)
-        return missing_accidents(
-            audit.in_file(conflict.path), conflict, self._layout(conflict), dev_file
-        )
+        return self._accident_cache.missing(audit, conflict, self._layout(conflict), dev_file)
 
     def _hunk_of(self, conflict: ConflictFile, dev_line: int) -> int | None:
         return hunk_index_of(conflict, dev_line)

@@ -8,7 +8,7 @@ generic over ``str`` and ``bytes`` so the workspace can hand it its own buffer.
 from __future__ import annotations
 
 import difflib
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -132,47 +132,193 @@ class Reflow:
     run of dev lines is reflowed when its loosened text equals the stream
     between two line boundaries, and either side spans two lines or more
     (one line against one line is :func:`squeeze`'s business).
+
+    Such a stretch of the stream is whole result lines, each a prefix of what
+    is left of the run's text. So the candidates are found by whole line: the
+    lines that begin the run's text, then among the places they stand, those
+    followed by a line that continues it (a lock file's thousands of lines
+    alike in their first bytes, or of ``]`` lines, are never tried one by one).
     """
 
     def __init__(self, result: Sequence[bytes]) -> None:
         parts = [loosen(line) for line in result]
         self._stream = b"".join(parts)
-        self._offsets: list[int] = []  # where each non-empty result line starts...
+        self._lines: list[bytes] = []  # the non-empty loosened result lines...
+        self._offsets: list[int] = []  # ...where each starts in the stream...
         self._numbers: list[int] = []  # ...and its 1-based number
         self._boundaries: set[int] = set()
-        self._index: dict[bytes, list[int]] = {}  # first 8 bytes -> offsets
+        self._where: dict[bytes, list[int]] = {}  # a line -> its indices in _lines
+        # Two lines in a row -> the index of the first, built when first needed.
+        self._pairs: dict[tuple[bytes, bytes], list[int]] | None = None
         offset = 0
         for number, part in enumerate(parts, start=1):
             self._boundaries.add(offset)
             if part:
+                self._where.setdefault(part, []).append(len(self._lines))
+                self._lines.append(part)
                 self._offsets.append(offset)
                 self._numbers.append(number)
-                self._index.setdefault(self._stream[offset : offset + 8], []).append(offset)
             offset += len(part)
         self._boundaries.add(offset)
+        self._sorted = sorted(self._where)  # the distinct lines, for prefix look-ups
 
     def find(self, loose_dev: Sequence[bytes], start: int) -> tuple[int, int] | None:
         """The longest reflowed run of dev lines from index ``start``: (last index, result line).
 
-        ``loose_dev`` is the dev file's lines, :func:`loosen`-ed.
+        ``loose_dev`` is the dev file's lines, :func:`loosen`-ed. Of the places
+        in the result where a run matches, the first wins; of the runs
+        matching there, the longest.
         """
         texts = loose_dev[start : start + REFLOW_SPAN]
         if not texts or not texts[0]:
             return None
         joined = b"".join(texts)
-        for offset in self._index.get(joined[:8], ()):
-            for end in range(len(texts) - 1, -1, -1):
-                text = b"".join(texts[: end + 1])
-                stop = offset + len(text)
-                if stop not in self._boundaries or not self._stream.startswith(text, offset):
+        runs = _runs(texts, joined)
+        dev_lines = {len(text): lines for text, _, lines in runs}  # run length -> its dev lines
+        first = self._first_match(joined, dev_lines)
+        if first is None:
+            return None
+        end = self._longest_run(self._offsets[first], runs)
+        assert end is not None  # _first_match found a run there
+        return start + end, self._numbers[first]
+
+    def _first_match(self, joined: bytes, dev_lines: dict[int, int]) -> int | None:
+        """The first result line (its index in ``_lines``) where a run matches, if any.
+
+        A depth-first walk over the ways consecutive result lines spell the
+        start of ``joined``; each step keeps the places where the lines so far
+        stand in a row, and a step that ends on a run's length is a match there.
+        """
+        # Candidates also have to begin with the run's first 8 bytes: the matcher
+        # always required it (it only matters for a run shorter than that).
+        lead = joined[:8]
+        best = bound = len(self._lines)
+        continuing: dict[int, list[bytes]] = {}  # length -> the lines that continue from there
+        stack: list[tuple[int, int, bytes, list[int]]] = []  # (length, lines, last line, starts)
+        for line in self._lines_starting(joined):
+            size, starts = len(line), self._where[line]
+            if dev_lines.get(size, 0) >= 2:  # one result line against two dev lines or more
+                best = self._first_leading(starts, lead, best)
+            if size < len(joined):
+                stack.append((size, 1, line, starts))
+        while stack:
+            size, depth, last, starts = stack.pop()
+            if size not in continuing:
+                continuing[size] = self._lines_starting(joined[size:])
+            for line in continuing[size]:
+                if depth == 1:
+                    after = self._pairs_index().get((last, line), [])
+                    narrowed = after[: bisect_left(after, best)]
+                else:
+                    narrowed = self._followed_by(starts, depth, line, best)
+                if not narrowed:
                     continue
-                dev_lines = sum(1 for part in texts[: end + 1] if part)
-                if dev_lines >= 2 or self._lines_between(offset, stop) >= 2:
-                    return start + end, self._numbers[bisect_left(self._offsets, offset)]
+                reach = size + len(line)
+                if reach in dev_lines:  # two result lines or more: a match
+                    best = self._first_leading(narrowed, lead, best)
+                    narrowed = narrowed[: bisect_left(narrowed, best)]
+                if reach < len(joined) and narrowed:
+                    stack.append((reach, depth + 1, line, narrowed))
+        return best if best < bound else None
+
+    def _pairs_index(self) -> dict[tuple[bytes, bytes], list[int]]:
+        """Each two result lines in a row -> the indices where the first stands, ascending."""
+        if self._pairs is None:
+            self._pairs = {}
+            for index, pair in enumerate(zip(self._lines, self._lines[1:], strict=False)):
+                self._pairs.setdefault(pair, []).append(index)
+        return self._pairs
+
+    def _followed_by(self, starts: list[int], depth: int, line: bytes, bound: int) -> list[int]:
+        """Those of ``starts`` (below ``bound``) whose line ``depth`` further on is ``line``."""
+        where = self._where[line]
+        starts = starts[: bisect_left(starts, bound)]
+        if len(starts) <= len(where):
+            last = len(self._lines) - depth
+            return [s for s in starts if s < last and self._lines[s + depth] == line]
+        kept = []
+        for index in where:
+            begin = index - depth
+            if begin >= bound:
+                break
+            found = bisect_left(starts, begin)
+            if found < len(starts) and starts[found] == begin:
+                kept.append(begin)
+        return kept
+
+    def _first_leading(self, starts: list[int], lead: bytes, bound: int) -> int:
+        """The first of ``starts`` below ``bound`` whose stream begins with ``lead``.
+
+        ``bound`` when none does.
+        """
+        for index in starts:
+            if index >= bound:
+                break
+            offset = self._offsets[index]
+            if self._stream[offset : offset + 8] == lead:
+                return index
+        return bound
+
+    def _lines_starting(self, text: bytes) -> list[bytes]:
+        """The distinct result lines that are prefixes of ``text``, longest first.
+
+        Each step takes the greatest line not above the probe: either it is a
+        prefix (then only shorter lines, sorted before it, are left), or every
+        prefix of the probe is also a prefix of that line, so the probe
+        shrinks to what the two have in common.
+        """
+        found: list[bytes] = []
+        size, high = len(text), len(self._sorted)
+        while size > 0 and high > 0:
+            probe = text[:size]
+            position = bisect_right(self._sorted, probe, 0, high) - 1
+            if position < 0:
+                break
+            line = self._sorted[position]
+            if probe.startswith(line):
+                found.append(line)
+                size = len(line) - 1
+            else:
+                size = _common_prefix(line, probe)
+            high = position
+        return found
+
+    def _longest_run(self, offset: int, runs: list[tuple[bytes, int, int]]) -> int | None:
+        """The last index of the longest run matching the stream at ``offset``, if any does."""
+        for text, end, dev_lines in runs:
+            stop = offset + len(text)
+            if stop not in self._boundaries or not self._stream.startswith(text, offset):
+                continue
+            if dev_lines >= 2 or self._lines_between(offset, stop) >= 2:
+                return end
         return None
 
     def _lines_between(self, begin: int, stop: int) -> int:
         return bisect_left(self._offsets, stop) - bisect_left(self._offsets, begin)
+
+
+def _runs(texts: Sequence[bytes], joined: bytes) -> list[tuple[bytes, int, int]]:
+    """The runs of ``texts`` from its first: (text, last index, non-empty lines), longest first."""
+    runs: list[tuple[bytes, int, int]] = []
+    length = lines = 0
+    for end, part in enumerate(texts):
+        length += len(part)
+        lines += 1 if part else 0
+        runs.append((joined[:length], end, lines))
+    runs.reverse()
+    return runs
+
+
+def _common_prefix(one: bytes, other: bytes) -> int:
+    """How many leading bytes ``one`` and ``other`` share."""
+    low, high = 0, min(len(one), len(other))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if one.startswith(other[:middle]):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,37 +7,59 @@ from main and missing from the result. ``tests/data/preservation_hook.sh`` is
 that hook, and the tests prove :func:`raw_findings` reports exactly its
 findings, computed in-process from blobs read once (see
 :mod:`syncdesk.services.audit.sources` for the git side, :mod:`syncdesk.services.audit.lines`
-for the line logic and its exact ``sort``/``comm`` semantics).
+for the line logic and its exact ``sort``/``comm`` semantics). The real
+Megatron-LM hook's variant (sets, code files only, skip lists) is
+:mod:`syncdesk.services.audit.hook`.
+
+*What is judged*: the sync merge and the commits on top of it that are not
+dev's. When dev was merged into the sync branch afterwards, "dev" is the
+newest dev commit the head holds (:func:`audit_scope`): a line dev itself
+changed later is not a line the sync lost.
 
 The raw list is mostly noise (thousands of lines on a real Megatron-LM sync),
-so :func:`audit_sync` triages it, cheapest test first:
+so :func:`audit_sync` triages it, every line into one class with its evidence,
+cheapest test first; "probable accident" is what is left when every innocent
+explanation failed:
 
-1. *ignored*, and counted: trivial lines, which hold no letter or digit
-   (blank lines, lone brackets and punctuation, bare comment markers such as
-   ``#``, ``//``, ``*/``, ``\"\"\"``): their loss comes with the loss of a real line
-   next to them, which is reported, and :func:`plan_restore` brings them back
-   with it. Also the lines of binary files (a NUL in the first 8000 bytes of
-   the dev version, git's own test).
-2. *moved*: the exact line was put into another file of the result by the
-   merge or the repair: a changed file holds it more often at the head than
-   both on dev and on main. Lines main itself put there do not count: they
-   are a coincidence, or main's own move, which step 4 names. Counting only
-   such gains keeps a dropped ``import os`` from hiding behind every other
-   file's own copy.
-3. *reformatted*: the result file holds a line equal to it ignoring all
-   whitespace (``diff -w``; CRLF versus LF included), or a formatter joined
-   or split the statement it belongs to (:class:`~syncdesk.services.audit.lines.Reflow`).
-4. *removed on main*: a slice commit removed that exact line from that file;
-   the finding names the last one (:func:`~syncdesk.services.audit.sources.slice_removals`).
-5. *probable accident*: everything else. Shown first.
+1. *ignored*, and counted: trivial lines, which hold no letter or digit, and
+   the lines of binary files (a NUL in the first 8000 bytes, git's test).
+2. *data files* (lock files, golden-value JSON: ``audit_data_files``): summed
+   up per file, not listed line by line.
+3. *by policy*: the lines of keep-dev and override-from-main files (shown,
+   never hidden: the policy, not the merge, decided those files).
+4. *moved*: the line, ignoring indentation, trailing whitespace and quote
+   style, was put into another file of the result by the merge or the repair
+   (a changed file holds it more often at the head than on dev and main
+   together), which also follows files main renamed or split.
+5. *reformatted*: the result file holds a line equal to it ignoring all
+   whitespace and quote style, or a formatter joined or split the statement
+   it belongs to (:class:`~syncdesk.services.audit.lines.Reflow`).
+6. *removed on main*: a slice commit removed that exact line from that file.
+7. *still referenced*: the line defined a name (function, class, argument,
+   attribute, config key, flag) that main's file never mentions and the
+   result still uses (:mod:`syncdesk.services.audit.names`): the strongest
+   sign of an accident, ranked first.
+8. *superseded by main*: a slice commit rewrote the same code: the base
+   lines dev changed, or, for a line dev inserted, main deleted the code
+   around it or wrote a version of it at that place (a port, a rename, a
+   reworded comment: :mod:`syncdesk.services.audit.regions`); the commit is named. Where that
+   code is a conflict hunk the resolution took as main's side, the class is
+   *taken as main*: a resolution decision, shown as such. A change of main's
+   merely *next to* dev's line does not count, hunk or no hunk: dropping a
+   dev addition because main touched a neighbouring line is the classic
+   accident.
+9. *probable accident*: everything else, grouped into blocks of
+    consecutive dev lines.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from syncdesk.services.audit.hook import HookFinding, hook_findings
 from syncdesk.services.audit.lines import (
     Reflow,
     is_binary,
@@ -47,8 +69,28 @@ from syncdesk.services.audit.lines import (
     place_lost,
     squeeze,
 )
-from syncdesk.services.audit.sources import Snapshot, Touched, read_snapshot, slice_removals
+from syncdesk.services.audit.names import (
+    SimilarLines,
+    defined_names,
+    enclosing_definition,
+    identifiers,
+    imported_names,
+)
+from syncdesk.services.audit.policy import AuditPolicy
+from syncdesk.services.audit.regions import base_span, superseding
+from syncdesk.services.audit.sources import (
+    Region,
+    SliceChanges,
+    Snapshot,
+    Touched,
+    changed_regions,
+    earlier_removals,
+    read_snapshot,
+    slice_changes,
+)
+from syncdesk.services.conflicts.models import ConflictSet
 from syncdesk.services.git.runner import Git
+from syncdesk.services.patterns import listed
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sanitize import decode, one_line, visible
 
@@ -56,19 +98,20 @@ from syncdesk.services.sanitize import decode, one_line, visible
 class Classification(StrEnum):
     """What a dev line missing from the result most likely is."""
 
+    STILL_REFERENCED = "still-referenced"
     ACCIDENT = "probable-accident"
+    TAKEN_AS_MAIN = "taken-as-main"
+    SUPERSEDED = "superseded-by-main"
     MOVED = "moved"
     REFORMATTED = "reformatted"
     REMOVED_ON_MAIN = "removed-on-main"
+    BY_POLICY = "by-policy"
 
 
 # The order findings are shown in: the ones that need a human first.
-CLASS_ORDER = (
-    Classification.ACCIDENT,
-    Classification.MOVED,
-    Classification.REFORMATTED,
-    Classification.REMOVED_ON_MAIN,
-)
+CLASS_ORDER = tuple(Classification)
+# The classes a maintainer must look at: no innocent explanation was found.
+ACCIDENTS = frozenset({Classification.STILL_REFERENCED, Classification.ACCIDENT})
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,18 +129,21 @@ class LostLine:
     ``path`` is the path as git names it (decoded as UTF-8): the key to find
     the file again; show :attr:`shown_path`. ``text`` is for display (controls
     made visible, trailing whitespace dropped); ``raw`` is the exact line, for
-    restoring it.
+    restoring it. ``block`` is the first dev line of the accident's block
+    (consecutive lost lines, only trivial lines between them).
     """
 
     path: str
-    line: int  # 1-based, in the dev base's version of the file
+    line: int  # 1-based, in the judged dev version of the file
     text: str
     raw: bytes
     classification: Classification
-    commit: str | None = None  # removed-on-main: the slice commit that removed it
+    commit: str | None = None  # removed on / superseded by main: the slice commit
     subject: str | None = None  # ...and its subject, sanitized
     other_path: str | None = None  # moved: the file of the result that gained it
     evidence_line: int | None = None  # moved: line in other_path; reformatted: in the result
+    detail: str | None = None  # still referenced: the name; taken as main: the hunk; policy
+    block: int | None = None  # accidents: the first dev line of its block
 
     @property
     def shown_path(self) -> str:
@@ -105,15 +151,41 @@ class LostLine:
         return one_line(self.path)
 
     @property
+    def is_accident(self) -> bool:
+        """No innocent explanation was found: a maintainer must look at it."""
+        return self.classification in ACCIDENTS
+
+    @property
     def evidence(self) -> str:
         """Why the finding has its classification, in one line safe to show."""
-        if self.classification is Classification.REMOVED_ON_MAIN:
-            return f"removed on main by {(self.commit or '')[:8]} {self.subject or ''}".rstrip()
-        if self.classification is Classification.MOVED:
+        kind, commit = self.classification, f"{(self.commit or '')[:8]} {self.subject or ''}"
+        if kind is Classification.REMOVED_ON_MAIN:
+            return f"removed on main by {commit}".rstrip()
+        if kind is Classification.SUPERSEDED:
+            return f"main rewrote this code: {commit}".rstrip()
+        if kind is Classification.MOVED:
             return f"moved to {one_line(self.other_path or '')}:{self.evidence_line}"
-        if self.classification is Classification.REFORMATTED:
+        if kind is Classification.REFORMATTED:
             return f"reformatted: line {self.evidence_line} of the result"
+        if kind is Classification.STILL_REFERENCED:
+            return f"defines {one_line(self.detail or '')}, which the result still uses"
+        if kind is Classification.TAKEN_AS_MAIN:
+            return f"the resolution took main's rewrite in {self.detail}: {commit}".rstrip(": ")
+        if kind is Classification.BY_POLICY:
+            return f"{self.detail} file: the policy decides it"
+        if self.detail and self.detail.startswith("dev's "):
+            return f"in {self.detail}"
+        if self.detail:  # an accident inside a hunk taken as main
+            return f"{self.detail} was taken as main, which only changed code next to it"
         return "on dev, not on main, missing from the result"
+
+
+@dataclass(frozen=True, slots=True)
+class DataFile:
+    """A data file's lost dev lines, counted, not listed (a lock file, golden values)."""
+
+    path: str
+    lines: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +201,11 @@ class Audit:
     ignored_trivial: int  # raw findings with no letter or digit
     ignored_binary: int  # raw findings in binary files
     findings: tuple[LostLine, ...]  # accidents first, then by class, path and line
+    dev: str = ""  # the dev version judged against ("" : the dev base)
+    judged: tuple[str, ...] = ()  # the commits judged: the merge and ours on top
+    data_files: tuple[DataFile, ...] = ()
+    # The real Megatron-LM hook's findings for the same refs (None: its refs differ).
+    hook: tuple[HookFinding, ...] | None = None
 
     @property
     def counts(self) -> dict[Classification, int]:
@@ -138,12 +215,61 @@ class Audit:
 
     @property
     def accidents(self) -> tuple[LostLine, ...]:
-        """The probable accidents: the findings a maintainer must look at."""
-        return tuple(f for f in self.findings if f.classification is Classification.ACCIDENT)
+        """The findings a maintainer must look at: still referenced, then probable accidents."""
+        return tuple(f for f in self.findings if f.is_accident)
+
+    @property
+    def blocks(self) -> int:
+        """How many blocks of consecutive dev lines the accidents make."""
+        return len({(f.path, f.block) for f in self.accidents})
 
     def in_file(self, path: str) -> tuple[LostLine, ...]:
         """The findings of one file, in line order."""
         return tuple(sorted((f for f in self.findings if f.path == path), key=lambda f: f.line))
+
+    def hook_account(self) -> dict[str, int]:
+        """How many of the real hook's lines got each triage class (empty: no hook run).
+
+        Every hook line is one of the audit's raw findings (the hook's sets are
+        a subset of the reference multisets): it has the class its line got,
+        or ``data-file``, or ``trivial`` (an underscore and no letter or digit:
+        the hook keeps it, the audit ignores it).
+        """
+        classes: dict[tuple[str, bytes], str] = {}
+        for finding in self.findings:
+            classes.setdefault((finding.path, finding.raw), str(finding.classification))
+        data = {data_file.path for data_file in self.data_files}
+        counts: Counter[str] = Counter()
+        for item in self.hook or ():
+            known = classes.get((item.path, item.line))
+            if known is None:
+                known = "data-file" if item.path in data else "trivial"
+            counts[known] += 1
+        return dict(sorted(counts.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class AuditScope:
+    """What the audit judges: the dev version lines are lost from, and the commits judged."""
+
+    dev: str  # the newest dev commit the head holds (the dev base unless dev was merged on top)
+    judged: tuple[str, ...]  # the sync merge and the commits on top of it that are not dev's
+
+
+def audit_scope(git: Git, dev_base: str, slice_tip: str, head: str, dev_tip: str) -> AuditScope:
+    """The dev version to judge ``head`` against, and the commits judged.
+
+    A merge of dev into the sync branch brings dev's own later commits: those
+    are dev's, not the sync's, so the audit compares with the newest dev
+    commit the head holds (the merge base of the head and dev's tip, when it
+    descends from the dev base). The judged commits are those the head holds
+    that neither that dev commit nor the slice tip does: the sync merge, the
+    repairs, and the merges of dev themselves (their resolutions are ours).
+    """
+    found = git.run(["merge-base", head, dev_tip], check=False).text.strip()
+    dev = found if found and found != dev_base and git.is_ancestor(dev_base, found) else dev_base
+    judged = git.lines("rev-list", "--topo-order", head, f"^{dev}", f"^{slice_tip}", "--")
+    return AuditScope(dev, tuple(judged))
 
 
 def raw_findings(git: Git, dev_base: str, slice_tip: str, head: str) -> list[RawFinding]:
@@ -174,8 +300,90 @@ class _Lost:
     """A non-trivial raw finding placed on its dev line, not yet classified."""
 
     path: str
-    line: int  # 1-based, in the dev base's file
+    line: int  # 1-based, in the dev file
     raw: bytes
+
+
+@dataclass
+class _Triage:
+    """The audit's working state: the snapshot, and the facts read on the way."""
+
+    git: Git
+    snapshot: Snapshot
+    dev: str
+    dev_base: str
+    slice_tip: str
+    head: str
+    conflicts: ConflictSet | None
+    findings: list[LostLine] = field(default_factory=list)
+    _result_names: list[set[bytes]] | None = None
+    _main_names: set[bytes] | None = None
+    _defined: dict[str, set[bytes]] = field(default_factory=dict)
+    _file_names: dict[str, set[bytes]] = field(default_factory=dict)
+    _asked: set[bytes] = field(default_factory=set)
+    _used: set[bytes] = field(default_factory=set)
+
+    def result_names(self) -> list[set[bytes]]:
+        """The identifiers of every changed text file of the result (read once, on demand)."""
+        if self._result_names is None:
+            after = [change.after for change in self.snapshot.changed.values()]
+            self._result_names = [identifiers(blob) for blob in self._texts(after)]
+        return self._result_names
+
+    def look_for_uses(self, items: Iterable[_Lost]) -> None:
+        """Find which names the lost lines define are still used anywhere in the head's tree.
+
+        One ``git grep`` for every candidate name at once (whole words, fixed
+        strings): the caller may be a file the sync never touched, a test.
+        """
+        wanted: set[bytes] = set()
+        for item in items:
+            wanted |= defined_names(item.raw, item.path) - self.main_names()
+        wanted -= self._asked
+        self._asked |= wanted
+        if not wanted:
+            return
+        patterns = [arg for name in sorted(wanted) for arg in ("-e", name.decode("ascii"))]
+        found = self.git.run(
+            ["grep", "-I", "-h", "-o", "-w", "-F", "--no-color", *patterns, self.head, "--"],
+            check=False,
+        )  # fmt: skip
+        self._used |= {line.rstrip() for line in found.stdout.splitlines()} & wanted
+
+    def main_names(self) -> set[bytes]:
+        """The identifiers of main's version of every changed file: names main knows."""
+        if self._main_names is None:
+            sides = [self.snapshot.main_side(path) for path in self.snapshot.changed]
+            self._main_names = set().union(*(identifiers(blob) for blob in self._texts(sides)))
+        return self._main_names
+
+    def still_referenced(self, item: _Lost) -> bytes | None:
+        """A name ``item`` defined that main never mentions, the result still uses, and the
+        result's version of the file no longer defines (an import merged into another
+        import line, say, still binds it)."""
+        candidates = defined_names(item.raw, item.path) - self.main_names()
+        name = next((name for name in sorted(candidates) if name in self._used), None)
+        if name is None:
+            return None
+        if item.path not in self._defined:
+            after = self.snapshot.changed[item.path].after
+            result = self.snapshot.lines(after)
+            self._defined[item.path] = set().union(
+                *(defined_names(line, item.path) for line in result)
+            )
+            self._file_names[item.path] = identifiers(self.snapshot.blobs.get(after or "", b""))
+        if name in self._defined[item.path]:
+            return None
+        # An import binds a name in its own module only: uses elsewhere say nothing.
+        if name in imported_names(item.raw) and name not in self._file_names[item.path]:
+            return None
+        return name
+
+    def _texts(self, shas: Iterable[str | None]) -> Iterator[bytes]:
+        for sha in shas:
+            blob = self.snapshot.blobs.get(sha, b"") if sha is not None else b""
+            if blob and not is_binary(blob):
+                yield blob
 
 
 def audit_sync(
@@ -184,18 +392,32 @@ def audit_sync(
     slice_tip: str,
     head: str,
     steps: Steps = QUIET,
+    *,
+    scope: AuditScope | None = None,
+    policy: AuditPolicy | None = None,
+    conflicts: ConflictSet | None = None,
+    hook: bool = False,
 ) -> Audit:
     """The triaged preservation audit of the sync of ``slice_tip`` into ``dev_base``.
 
     ``head`` is the result to check: the sync branch's head (merge and
-    repair), or the merge commit itself. ``steps`` is checked between the
+    repair), or the merge commit itself. ``scope`` (:func:`audit_scope`) says
+    which dev version to judge against (default: the dev base). ``conflicts``
+    (the merge's conflicts read at the head) lets lines lost in a hunk taken
+    as main be named as that decision. ``hook`` also computes the real
+    Megatron-LM hook's findings (:mod:`syncdesk.services.audit.hook`) when its
+    refs are the ones judged here. ``steps`` is checked between the
     steps, so a cancel stops it (:class:`~syncdesk.services.errors.Cancelled`).
     """
-
-    snapshot = read_snapshot(git, dev_base, slice_tip, head)
+    dev = scope.dev if scope is not None else dev_base
+    policy = policy or AuditPolicy()
+    snapshot = read_snapshot(git, dev, slice_tip, head)
     steps.check()
     lost_files = _lost_by_file(snapshot)
+    triage = _Triage(git, snapshot, dev, dev_base, slice_tip, head, conflicts)
     pending: list[_Lost] = []
+    by_policy: list[tuple[_Lost, str]] = []
+    data: list[DataFile] = []
     ignored_trivial = ignored_binary = 0
     for touched, lost in lost_files:
         if is_binary(snapshot.blobs.get(touched.dev, b"")):
@@ -203,13 +425,37 @@ def audit_sync(
             continue
         real = Counter({line: count for line, count in lost.items() if not is_trivial(line)})
         ignored_trivial += lost.total() - real.total()
-        dev, result = snapshot.lines(touched.dev), snapshot.lines(touched.result)
-        pending += (_Lost(touched.path, n, line) for n, line in place_lost(dev, result, real))
+        if not real:
+            continue
+        if listed(touched.path, policy.data_files):
+            data.append(DataFile(touched.path, real.total()))
+            continue
+        dev_lines, result = snapshot.lines(touched.dev), snapshot.lines(touched.result)
+        placed = [_Lost(touched.path, n, line) for n, line in place_lost(dev_lines, result, real)]
+        decided = policy.policy(touched.path)
+        if decided is None:
+            pending += placed
+        else:
+            by_policy += ((item, decided) for item in placed)
     steps.check()
-    findings, unexplained = _moved_or_reformatted(snapshot, pending)
+    triage.look_for_uses([*pending, *(item for item, _ in by_policy)])
+    for item, decided in by_policy:
+        # A policy takes the file whole; a definition it dropped that the
+        # result still uses is an accident all the same (a test importing it).
+        name = triage.still_referenced(item)
+        if name is not None:
+            detail = decode(name)
+            triage.findings.append(_finding(item, Classification.STILL_REFERENCED, detail=detail))
+        else:
+            triage.findings.append(_finding(item, Classification.BY_POLICY, detail=decided))
     steps.check()
-    findings += _reflowed_or_removed(git, snapshot, unexplained, (dev_base, slice_tip))
-    findings.sort(key=lambda f: (CLASS_ORDER.index(f.classification), f.path, f.line))
+    unexplained = _moved_or_reformatted(triage, pending)
+    steps.check()
+    unexplained = _reflowed(triage, unexplained)
+    steps.check()
+    _explain_the_rest(triage, unexplained)
+    findings = _with_blocks(snapshot, triage.findings)
+    findings.sort(key=lambda f: (CLASS_ORDER.index(f.classification), f.path, f.block or 0, f.line))
     return Audit(
         dev_base=dev_base,
         slice_tip=slice_tip,
@@ -220,6 +466,10 @@ def audit_sync(
         ignored_trivial=ignored_trivial,
         ignored_binary=ignored_binary,
         findings=tuple(findings),
+        dev=dev,
+        judged=scope.judged if scope is not None else (),
+        data_files=tuple(sorted(data, key=lambda d: d.path)),
+        hook=tuple(hook_findings(snapshot, policy)) if hook else None,
     )
 
 
@@ -231,111 +481,118 @@ def _finding(
     subject: str | None = None,
     other_path: str | None = None,
     evidence_line: int | None = None,
+    detail: str | None = None,
 ) -> LostLine:
     text = visible(decode(item.raw).rstrip())
     return LostLine(
-        item.path, item.line, text, item.raw, kind, commit, subject, other_path, evidence_line
-    )
+        item.path, item.line, text, item.raw, kind, commit, subject, other_path, evidence_line,
+        detail,
+    )  # fmt: skip
 
 
-def _moved_or_reformatted(
-    snapshot: Snapshot, pending: list[_Lost]
-) -> tuple[list[LostLine], list[_Lost]]:
+def normal_form(line: bytes) -> bytes:
+    """The line without indentation or trailing whitespace, one quote style for both."""
+    return line.strip().replace(b"'", b'"')
+
+
+def _moved_or_reformatted(triage: _Triage, pending: list[_Lost]) -> list[_Lost]:
     """Classify the lines the result holds elsewhere or reformatted; return the rest."""
-    gained = _gained_lines(snapshot, {item.raw for item in pending})
+    snapshot = triage.snapshot
+    gained = _gained_lines(snapshot, {normal_form(item.raw) for item in pending})
     wanted: dict[str, set[bytes]] = {}
     for item in pending:
-        wanted.setdefault(item.path, set()).add(squeeze(item.raw))
-    findings: list[LostLine] = []
+        wanted.setdefault(item.path, set()).add(_squeezed_form(item.raw))
     unexplained: list[_Lost] = []
     squeezed: dict[str, dict[bytes, list[tuple[int, bytes]]]] = {}
     for item in pending:
-        elsewhere = [(path, n) for path, n in gained.get(item.raw, ()) if path != item.path]
+        form = normal_form(item.raw)
+        elsewhere = [(path, n) for path, n in gained.get(form, ()) if path != item.path]
         if elsewhere:
             path, number = elsewhere[0]
-            findings.append(
+            triage.findings.append(
                 _finding(item, Classification.MOVED, other_path=path, evidence_line=number)
             )
             continue
         if item.path not in squeezed:
             result = snapshot.lines(snapshot.changed[item.path].after)
             squeezed[item.path] = _squeezed(result, wanted[item.path])
-        variants = squeezed[item.path].get(squeeze(item.raw), [])
+        variants = squeezed[item.path].get(_squeezed_form(item.raw), [])
         # Byte-equal is not "reformatted": that is the file keeping fewer copies.
         reformatted = next((n for n, line in variants if line != item.raw), None)
         if reformatted is not None:
-            findings.append(_finding(item, Classification.REFORMATTED, evidence_line=reformatted))
+            triage.findings.append(
+                _finding(item, Classification.REFORMATTED, evidence_line=reformatted)
+            )
         else:
             unexplained.append(item)
-    return findings, unexplained
+    return unexplained
+
+
+def _squeezed_form(line: bytes) -> bytes:
+    return squeeze(line).replace(b"'", b'"')
 
 
 def _squeezed(result: list[bytes], wanted: set[bytes]) -> dict[bytes, list[tuple[int, bytes]]]:
     """Result lines whose whitespace-free form is wanted: ``(1-based line, line)`` per form."""
     table: dict[bytes, list[tuple[int, bytes]]] = {}
     for number, line in enumerate(result, start=1):
-        key = squeeze(line)
+        key = _squeezed_form(line)
         if key in wanted:
             table.setdefault(key, []).append((number, line))
     return table
 
 
 def _gained_lines(snapshot: Snapshot, wanted: set[bytes]) -> dict[bytes, list[tuple[str, int]]]:
-    """For each wanted line, the changed files whose result holds it more often than both
-    their dev-base and slice-tip versions: ``(path, 1-based line)``, paths sorted."""
+    """For each wanted normal form, the changed files whose result holds it more often than
+    their dev and slice-tip versions together: ``(path, 1-based line)``, paths sorted.
+
+    Lines main itself put there do not count (a coincidence, or main's own
+    move, which the later steps name); counting only such gains keeps a
+    dropped ``import os`` from hiding behind every other file's own copy.
+    """
     gained: dict[bytes, list[tuple[str, int]]] = {}
     for path in sorted(snapshot.changed):
         result = snapshot.lines(snapshot.changed[path].after)
-        hits = [(n, line) for n, line in enumerate(result, start=1) if line in wanted]
+        hits = [
+            (n, form)
+            for n, line in enumerate(result, start=1)
+            if (form := normal_form(line)) in wanted
+        ]
         if not hits:
             continue
-        before = Counter(line for line in snapshot.lines(snapshot.changed[path].before))
-        before |= Counter(line for line in snapshot.lines(snapshot.main_side(path)))
+        before = Counter(
+            normal_form(line) for line in snapshot.lines(snapshot.changed[path].before)
+        )
+        before |= Counter(normal_form(line) for line in snapshot.lines(snapshot.main_side(path)))
         seen: Counter[bytes] = Counter()
-        for number, line in hits:
-            seen[line] += 1
-            if seen[line] == before[line] + 1:  # the first copy neither dev nor main had
-                gained.setdefault(line, []).append((path, number))
+        for number, form in hits:
+            seen[form] += 1
+            if seen[form] == before[form] + 1:  # the first copy neither dev nor main had
+                gained.setdefault(form, []).append((path, number))
     return gained
 
 
-def _reflowed_or_removed(
-    git: Git, snapshot: Snapshot, items: list[_Lost], the_slice: tuple[str, str]
-) -> list[LostLine]:
-    """Classify the rest: reflowed by a formatter, removed by a slice commit, or an accident."""
-    findings: list[LostLine] = []
+def _reflowed(triage: _Triage, items: list[_Lost]) -> list[_Lost]:
+    """Classify the lines inside a statement a formatter reflowed; return the rest."""
     by_path: dict[str, list[_Lost]] = {}
     for item in items:
         by_path.setdefault(item.path, []).append(item)
     left: list[_Lost] = []
     for path, lost in by_path.items():
-        change = snapshot.changed[path]
-        reflowed = _reflowed(snapshot.lines(change.before), snapshot.lines(change.after), lost)
+        change = triage.snapshot.changed[path]
+        dev, result = triage.snapshot.lines(change.before), triage.snapshot.lines(change.after)
+        reflowed = _reflowed_lines(dev, result, lost)
         for item in lost:
             if item.line in reflowed:
-                evidence = reflowed[item.line]
-                findings.append(_finding(item, Classification.REFORMATTED, evidence_line=evidence))
+                triage.findings.append(
+                    _finding(item, Classification.REFORMATTED, evidence_line=reflowed[item.line])
+                )
             else:
                 left.append(item)
-    paths = sorted({item.path for item in left})
-    removals = slice_removals(git, *the_slice, paths) if paths else {}
-    for item in left:
-        removed_by = removals.get(item.path, {}).get(item.raw)
-        if removed_by is None:
-            findings.append(_finding(item, Classification.ACCIDENT))
-        else:
-            findings.append(
-                _finding(
-                    item,
-                    Classification.REMOVED_ON_MAIN,
-                    commit=removed_by[0],
-                    subject=removed_by[1],
-                )
-            )
-    return findings
+    return left
 
 
-def _reflowed(dev: list[bytes], result: list[bytes], lost: list[_Lost]) -> dict[int, int]:
+def _reflowed_lines(dev: list[bytes], result: list[bytes], lost: list[_Lost]) -> dict[int, int]:
     """Lost dev lines (1-based) inside a statement a formatter reflowed -> its result line."""
     reflow = Reflow(result)
     loose_dev = [loosen(line) for line in dev]
@@ -348,3 +605,128 @@ def _reflowed(dev: list[bytes], result: list[bytes], lost: list[_Lost]) -> dict[
             last, number = found
             covered.update((line, number) for line in range(item.line, last + 2))
     return covered
+
+
+def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
+    """Removed on main, still referenced, taken as main, superseded by main, or an accident."""
+    if not items:
+        return
+    git = triage.git
+    paths = sorted({item.path for item in items})
+    changes = slice_changes(git, triage.dev_base, triage.slice_tip, paths)
+    base = git.run(["merge-base", triage.dev, triage.slice_tip], check=False).text.strip()
+    dev_regions = changed_regions(git, base, triage.dev, paths) if base else {}
+    main_regions = changed_regions(git, base, triage.slice_tip, paths) if base else {}
+    # Lines main removed before this slice that dev still had: stale copies of
+    # main's older code (an earlier sync kept them), not dev's work.
+    earlier = earlier_removals(git, base, paths) if base else {}
+    versions: dict[int, SimilarLines] = {}  # id(region) -> its added lines, indexed once
+    for item in items:
+        removed_by = changes.removals.get(item.path, {}).get(item.raw) or earlier.get(
+            item.path, {}
+        ).get(item.raw)
+        if removed_by is not None:
+            triage.findings.append(
+                _finding(
+                    item, Classification.REMOVED_ON_MAIN,
+                    commit=removed_by[0], subject=removed_by[1],
+                )
+            )  # fmt: skip
+            continue
+        name = triage.still_referenced(item)
+        if name is not None:
+            detail = decode(name)
+            triage.findings.append(_finding(item, Classification.STILL_REFERENCED, detail=detail))
+            continue
+        hunk = _taken_as_main(triage, item)
+        dropped = _in_a_dropped_definition(triage, item)
+        if dropped is not None:
+            # The whole function or class the line belongs to is gone, under its
+            # name, from main and the result alike: dev's work dropped wholesale.
+            detail = f"dev's {decode(dropped)}, which the result no longer has"
+            triage.findings.append(_finding(item, Classification.ACCIDENT, detail=detail))
+            continue
+        region = None
+        if base:  # a file dev left as in the base has no regions: its lines map as they are
+
+            def similar(region: Region, line: bytes = item.raw) -> bool:
+                if id(region) not in versions:
+                    versions[id(region)] = SimilarLines(region.added)
+                return versions[id(region)].most_similar(line) is not None
+
+            span = base_span(dev_regions.get(item.path, ()), item.line)
+            region = superseding(span, main_regions.get(item.path, ()), similar)
+        if region is None:
+            # main did not rewrite this code: dropping it, even as part of a hunk
+            # taken as main, is the classic accident (DOMAIN.md).
+            triage.findings.append(_finding(item, Classification.ACCIDENT, detail=hunk))
+            continue
+        sha, subject = _who_changed(changes, item.path, region)
+        kind = Classification.TAKEN_AS_MAIN if hunk else Classification.SUPERSEDED
+        triage.findings.append(_finding(item, kind, commit=sha, subject=subject, detail=hunk))
+
+
+def _in_a_dropped_definition(triage: _Triage, item: _Lost) -> bytes | None:
+    """The dev-only function or class holding ``item`` if the result lost it by name."""
+    dev = triage.snapshot.lines(triage.snapshot.changed[item.path].before)
+    name = enclosing_definition(dev, item.line - 1) if item.line <= len(dev) else None
+    if name is None or name in triage.main_names():
+        return None
+    if any(name in names for names in triage.result_names()):
+        return None
+    return name
+
+
+def _taken_as_main(triage: _Triage, item: _Lost) -> str | None:
+    """``hunk N`` when ``item`` is on the dev side of a conflict hunk the head resolved as main."""
+    if triage.conflicts is None or triage.dev != triage.dev_base:
+        return None  # hunk lines are numbered in the dev base's file
+    conflict = triage.conflicts.file(item.path)
+    if conflict is None:
+        return None
+    for hunk in conflict.hunks:
+        if hunk.resolution == "main" and hunk.dev_start <= item.line < hunk.dev_start + len(
+            hunk.dev
+        ):
+            return f"conflict hunk {hunk.index + 1}"
+    return None
+
+
+def _who_changed(changes: SliceChanges, path: str, region: Region) -> tuple[str | None, str | None]:
+    """The last slice commit that added or removed one of ``region``'s lines."""
+    found = [
+        *(changes.additions.get(path, {}).get(line) for line in region.added),
+        *(changes.removals.get(path, {}).get(line) for line in region.removed),
+    ]
+    known = [commit for commit in found if commit is not None]
+    if not known:
+        return None, None
+    sha, subject = max(known, key=lambda commit: changes.order.get(commit[0], -1))
+    return sha, subject
+
+
+def _with_blocks(snapshot: Snapshot, findings: Iterable[LostLine]) -> list[LostLine]:
+    """The findings, each accident marked with the first dev line of its block."""
+    out: list[LostLine] = []
+    accidents: dict[str, list[LostLine]] = {}
+    for finding in findings:
+        if finding.is_accident:
+            accidents.setdefault(finding.path, []).append(finding)
+        else:
+            out.append(finding)
+    for path, items in accidents.items():
+        dev = snapshot.lines(snapshot.changed[path].before)
+        items.sort(key=lambda f: f.line)
+        start = items[0].line
+        previous = start
+        for finding in items:
+            if not _only_trivial_between(dev, previous, finding.line):
+                start = finding.line
+            previous = finding.line
+            out.append(replace(finding, block=start))
+    return out
+
+
+def _only_trivial_between(dev: Sequence[bytes], first: int, last: int) -> bool:
+    """Whether every dev line strictly between lines ``first`` and ``last`` (1-based) is trivial."""
+    return all(is_trivial(line) for line in dev[first : last - 1])

@@ -5,13 +5,18 @@
 - one ``cat-file --batch`` reads every blob at once (the hook runs three
   ``git show`` per touched file);
 - one ``log -p -U0`` over the slice, limited to the files still unexplained
-  after the in-process checks, says which slice commit removed which line.
+  after the in-process checks, says which slice commit removed or added which
+  line;
+- two ``diff -U0`` (merge base -> dev, merge base -> slice tip) of those same
+  files say which regions each side changed, so that a dev line lost where
+  main rewrote the code around it is told apart from one lost where main
+  changed nothing.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from syncdesk.services.audit.lines import raw_lines
@@ -22,7 +27,7 @@ from syncdesk.services.sanitize import decode, decode_path, one_line
 GITLINK_MODE = b"160000"
 # Paths per ``git log`` call: keeps the command line far below ARG_MAX.
 PATHS_PER_LOG = 500
-_HUNK_HEADER = re.compile(rb"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,10 +134,36 @@ def read_blobs(git: Git, shas: Iterable[str]) -> dict[str, bytes]:
 
 
 Removals = dict[str, dict[bytes, tuple[str, str]]]  # path -> removed line -> (sha, subject)
+_NO_COMMIT = ("", "")
 
 
-def slice_removals(git: Git, dev_base: str, slice_tip: str, paths: Sequence[str]) -> Removals:
-    """For each of ``paths``, every line a slice commit removed, with the last commit to do so.
+@dataclass(frozen=True, slots=True)
+class Region:
+    """One hunk of a ``-U0`` patch: ``old_count`` lines from ``old_start`` became ``added``.
+
+    As in git's hunk header, a count of 0 puts the start on the line *before*
+    the empty side (an insertion after line ``old_start``).
+    """
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    removed: tuple[bytes, ...]
+    added: tuple[bytes, ...]
+
+
+@dataclass
+class SliceChanges:
+    """What the slice commits did to some files, line by line, the later commit winning."""
+
+    removals: Removals = field(default_factory=dict)  # path -> line -> (sha, subject)
+    additions: Removals = field(default_factory=dict)  # path -> line -> (sha, subject)
+    order: dict[str, int] = field(default_factory=dict)  # sha -> position, oldest first
+
+
+def slice_changes(git: Git, dev_base: str, slice_tip: str, paths: Sequence[str]) -> SliceChanges:
+    """For each of ``paths``, every line a slice commit removed or added, with its last commit.
 
     One ``git log -p -U0`` over ``dev_base..slice_tip``, oldest first, per 500
     paths. Merges show no patch (git's default): main is linear in practice,
@@ -144,28 +175,93 @@ def slice_removals(git: Git, dev_base: str, slice_tip: str, paths: Sequence[str]
     alternation per file ~1.3 s, and it only says that a commit changed how
     often *some* of the lines occur, so the patch would still have to be read.
     """
-    removals: Removals = {}
+    found = SliceChanges()
     for start in range(0, len(paths), PATHS_PER_LOG):
         chunk = paths[start : start + PATHS_PER_LOG]
         out = git.run(
             [
-                "log", "-p", "-U0", "--inter-hunk-context=0", "--no-renames",
-                # The user's diff configuration must not change the patch we parse.
-                "--no-ext-diff", "--no-textconv", "--no-relative", "--no-color",
-                "--src-prefix=a/", "--dst-prefix=b/",
+                "log", "-p", "-U0", *_PLAIN_PATCH,
                 "--topo-order", "--reverse", "--format=%x00%H%x00%s",
                 f"{dev_base}..{slice_tip}", "--", *chunk,
             ],
             env={"GIT_LITERAL_PATHSPECS": "1"},  # a path is a path, never a glob
         ).stdout  # fmt: skip
-        parse_removals(out, removals)
-    return removals
+        for commit, path, region in walk_patch(out):
+            found.order.setdefault(commit[0], len(found.order))
+            for line in region.removed:
+                found.removals.setdefault(path, {})[line] = commit
+            for line in region.added:
+                found.additions.setdefault(path, {})[line] = commit
+    return found
+
+
+# How far back main's history is searched for lines it removed before the slice.
+EARLIER_COMMITS = 300
+
+
+def earlier_removals(git: Git, merge_base: str, paths: Sequence[str]) -> Removals:
+    """Lines main removed from ``paths`` in its last 300 commits up to ``merge_base``.
+
+    The merge base of dev and the slice tip is the last main commit dev holds.
+    A dev line that is not there but that main's own history held and removed
+    earlier is a stale copy of main's older code, not something dev wrote.
+    """
+    found: Removals = {}
+    for start in range(0, len(paths), PATHS_PER_LOG):
+        chunk = paths[start : start + PATHS_PER_LOG]
+        out = git.run(
+            [
+                "log", "-p", "-U0", *_PLAIN_PATCH, f"--max-count={EARLIER_COMMITS}",
+                "--first-parent", "--topo-order", "--reverse", "--format=%x00%H%x00%s",
+                merge_base, "--", *chunk,
+            ],
+            env={"GIT_LITERAL_PATHSPECS": "1"},
+        ).stdout  # fmt: skip
+        for commit, path, region in walk_patch(out):
+            for line in region.removed:
+                found.setdefault(path, {})[line] = commit
+    return found
+
+
+def changed_regions(git: Git, old: str, new: str, paths: Sequence[str]) -> dict[str, list[Region]]:
+    """The ``-U0`` hunks of each of ``paths`` between commits ``old`` and ``new``, in order."""
+    regions: dict[str, list[Region]] = {}
+    for start in range(0, len(paths), PATHS_PER_LOG):
+        chunk = paths[start : start + PATHS_PER_LOG]
+        out = git.run(
+            ["diff", "-U0", *_PLAIN_PATCH, old, new, "--", *chunk],
+            env={"GIT_LITERAL_PATHSPECS": "1"},
+        ).stdout
+        for _, path, region in walk_patch(out):
+            regions.setdefault(path, []).append(region)
+    return regions
+
+
+# A patch that parses the same whatever the user's diff configuration says.
+_PLAIN_PATCH = (
+    "--inter-hunk-context=0", "--no-renames", "--no-ext-diff", "--no-textconv",
+    "--no-relative", "--no-color", "--src-prefix=a/", "--dst-prefix=b/",
+)  # fmt: skip
 
 
 def parse_removals(patch: bytes, removals: Removals) -> None:
     """Record the removed lines of a ``log -p`` output in ``removals``, later commits winning."""
-    commit = ("", "")
+    for commit, path, region in walk_patch(patch):
+        for line in region.removed:
+            removals.setdefault(path, {})[line] = commit
+
+
+def walk_patch(patch: bytes) -> Iterator[tuple[tuple[str, str], str, Region]]:
+    """Each hunk of a ``-U0`` patch (``log -p`` or ``diff``): its commit, path and region.
+
+    The commit is ``(sha, subject)`` from our ``--format`` line (empty for a
+    plain diff). The path is the old side's, or the new side's for an added file.
+    """
+    commit = _NO_COMMIT
     path: str | None = None
+    header: re.Match[bytes] | None = None
+    removed: list[bytes] = []
+    added: list[bytes] = []
     old_left = new_left = 0  # lines still to read in the current hunk
     for line in patch.split(b"\n"):
         if old_left > 0 or new_left > 0:
@@ -174,12 +270,14 @@ def parse_removals(patch: bytes, removals: Removals) -> None:
             kind = line[:1]
             if kind == b"-":
                 old_left -= 1
-                if path is not None:
-                    removals.setdefault(path, {})[line[1:]] = commit
+                removed.append(line[1:])
             elif kind == b"+":
                 new_left -= 1
+                added.append(line[1:])
             elif kind in (b" ", b""):  # context; diff.suppressBlankEmpty empties blank ones
                 old_left, new_left = old_left - 1, new_left - 1
+            if old_left <= 0 and new_left <= 0 and header is not None and path is not None:
+                yield commit, path, _region(header, removed, added)
             continue  # "\ No newline at end of file" counts for neither side
         if line.startswith(b"\0"):  # our --format: NUL sha NUL subject
             _, sha, subject = (*line.split(b"\0", 2), b"")[:3]
@@ -188,21 +286,39 @@ def parse_removals(patch: bytes, removals: Removals) -> None:
             path = None
         elif line.startswith(b"--- "):
             path = patch_path(line[4:])
+        elif line.startswith(b"+++ ") and path is None:
+            path = patch_path(line[4:], side=b"b/")
         elif match := _HUNK_HEADER.match(line):
-            old_left = int(match.group(1) or 1)
-            new_left = int(match.group(2) or 1)
+            header, removed, added = match, [], []
+            old_left, new_left = _count(match.group(2)), _count(match.group(4))
 
 
-def patch_path(name: bytes) -> str | None:
-    """The path of a patch's ``--- a/<path>`` header; None for ``/dev/null``."""
+def _count(field: bytes | None) -> int:
+    """A hunk header's line count: absent means 1."""
+    return 1 if field is None else int(field)
+
+
+def _region(header: re.Match[bytes], removed: list[bytes], added: list[bytes]) -> Region:
+    return Region(
+        old_start=int(header.group(1)),
+        old_count=_count(header.group(2)),
+        new_start=int(header.group(3)),
+        new_count=_count(header.group(4)),
+        removed=tuple(removed),
+        added=tuple(added),
+    )
+
+
+def patch_path(name: bytes, side: bytes = b"a/") -> str | None:
+    """The path of a patch's ``--- a/<path>`` (or ``+++ b/``) header; None for ``/dev/null``."""
     # git ends the name with a TAB when it contains a space (for GNU patch),
     # and C-quotes a name holding a control character, a quote or a backslash.
     name = name.removesuffix(b"\t")
     if name.startswith(b'"') and name.endswith(b'"'):
         name = _unquote_c(name[1:-1])
-    if not name.startswith(b"a/"):
+    if not name.startswith(side):
         return None
-    return decode_path(name[2:])
+    return decode_path(name[len(side) :])
 
 
 _C_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13}

@@ -58,6 +58,7 @@ _NO_COMMANDS = {
     "blame": ("--no-textconv",),
     "diff": ("--no-textconv", "--no-ext-diff"),
     "diff-tree": ("--no-textconv", "--no-ext-diff"),
+    "grep": ("--no-textconv",),
     "log": ("--no-textconv", "--no-ext-diff"),
     "show": ("--no-textconv", "--no-ext-diff"),
 }
@@ -271,16 +272,24 @@ def _discover(path: Path, env: dict[str, str]) -> tuple[Path, Path | None]:
         name: value for name, value in os.environ.items() if name not in _LOCATION_VARIABLES
     } | env
     found = _run_outside(
-        ["rev-parse", "--absolute-git-dir", "--is-bare-repository"], path, environment
+        ["rev-parse", "--absolute-git-dir", "--is-bare-repository", "--is-inside-git-dir"],
+        path,
+        environment,
     )
-    if found.status == 0 and found.stdout.split(b"\n")[1:2] == [b"false"]:
-        top = _run_outside(["rev-parse", "--show-toplevel"], path, environment)
-        found = GitResult(top.status, found.stdout + top.stdout, top.stderr)
     if found.status != 0:
         raise NotARepositoryError(_refusal(path, found.stderr))
-    lines = found.text.splitlines()
-    work_tree = Path(lines[2]).resolve() if len(lines) > 2 and lines[2] else None
-    return Path(lines[0]).resolve(), work_tree
+    git_dir, bare, inside = [*found.text.splitlines(), "", "", ""][:3]
+    if bare != "false":
+        return Path(git_dir).resolve(), None
+    if inside == "true":
+        # Named by its git directory (repo/.git): git will not say where the work
+        # tree is from in there, so the standard layout's parent is it.
+        parent = Path(git_dir).resolve().parent
+        return Path(git_dir).resolve(), parent if Path(git_dir).name == ".git" else None
+    top = _run_outside(["rev-parse", "--show-toplevel"], path, environment)
+    if top.status != 0:
+        raise NotARepositoryError(_refusal(path, top.stderr))
+    return Path(git_dir).resolve(), Path(top.text.strip()).resolve()
 
 
 def _refusal(path: Path, stderr: str) -> str:

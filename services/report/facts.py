@@ -14,6 +14,14 @@ from typing import Any
 
 from syncdesk.services.audit.lost_lines import Audit
 from syncdesk.services.conflicts.models import Attribution, ConflictFile, ConflictSet
+from syncdesk.services.report.audit import (
+    accident_blocks,
+    audit_summary_json,
+    audit_text,
+    block_line,
+    class_counts,
+    judged_line,
+)
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.config import Config
 from syncdesk.services.sync.models import SliceCommit, SyncReport
@@ -118,6 +126,7 @@ def _conflicts_json(report: SyncReport, config: Config) -> dict[str, Any] | None
         "messages": list(conflicts.messages),
         "files": [_conflict_json(c, attribution, config) for c in conflicts.files],
         "audit": _audit_json(report.audit),
+        "audit_summary": audit_summary_json(report.audit),
     }
 
 
@@ -134,6 +143,9 @@ def _audit_json(audit: Audit | None) -> list[dict[str, Any]] | None:
             "commit": finding.commit,
             "subject": finding.subject,
             "other_path": one_line(finding.other_path) if finding.other_path else None,
+            "detail": one_line(finding.detail) if finding.detail else None,
+            "block": finding.block,
+            "evidence": finding.evidence,
         }
         for finding in audit.findings
     ]
@@ -213,6 +225,8 @@ def to_text(report: SyncReport) -> str:
         "",
         *_conflict_text(report.conflicts),
         "",
+        *(audit_text(report.audit) if report.conflicts is not None else []),
+        "",
         "Slice",
         *(_text_row(c) for c in s.commits),
     ]
@@ -279,6 +293,7 @@ def to_markdown(report: SyncReport) -> str:
         ),
         "",
         *_conflict_markdown(report.conflicts),
+        *_audit_markdown(report.audit),
         "| # | SHA | Subject | Author | PR | Sign-off | Signed |",
         "|---|---|---|---|---|---|---|",
         *(
@@ -288,6 +303,16 @@ def to_markdown(report: SyncReport) -> str:
         ),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _audit_markdown(audit: Audit | None) -> list[str]:
+    if audit is None:
+        return []
+    return [
+        f"- preservation audit: {_md(judged_line(audit))}; {_md(class_counts(audit))}",
+        *(f"  - {_md(block_line(block))}" for block in accident_blocks(audit)),
+        "",
+    ]
 
 
 def _conflict_markdown(conflicts: ConflictSet | None) -> list[str]:

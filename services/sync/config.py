@@ -28,6 +28,16 @@ DEFAULT_KEEP_DEV = (
     "uv.lock",
     "docker/Dockerfile.ci.dev",
 )
+# Files whose dev-only arguments or APIs main removed: main's version is taken.
+DEFAULT_OVERRIDE_FROM_MAIN = (
+    "megatron/training/training.py",
+    "megatron/training/initialize.py",
+    "megatron/training/utils.py",
+    "megatron/training/datasets/data_samplers.py",
+    "megatron/core/optimizer/layer_wise_optimizer.py",
+)
+# Files the audit counts per file instead of line by line: lock files, golden values.
+DEFAULT_AUDIT_DATA_FILES = ("*.lock", "*.json", "*.jsonl", "*.csv", "*.tsv", "*.svg")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +49,8 @@ class Config:
     slice_size: int = 100
     remote: str = "origin"
     keep_dev: tuple[str, ...] = DEFAULT_KEEP_DEV
-    override_from_main: tuple[str, ...] = ()
+    override_from_main: tuple[str, ...] = DEFAULT_OVERRIDE_FROM_MAIN
+    audit_data_files: tuple[str, ...] = DEFAULT_AUDIT_DATA_FILES
     # The pull request side. github_repo "" means: from the remote's URL.
     github_repo: str = ""
     github_api_url: str = "https://api.github.com"
@@ -68,6 +79,7 @@ _OPTIONAL_STRING_KEYS = {"github_repo", "ci_gate"}
 _LIST_KEYS = {
     "keep_dev",
     "override_from_main",
+    "audit_data_files",
     "dco_bots",
     "dco_maintainers",
     "ci_required",

@@ -7,22 +7,12 @@ resolves a file by default; any decision of the maintainer overrides it.
 
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Sequence
-
+from syncdesk.services.audit.policy import AuditPolicy
+from syncdesk.services.patterns import listed
 from syncdesk.services.sync.config import Config
 
 KEEP_DEV = "keep-dev"
 OVERRIDE_FROM_MAIN = "override-from-main"
-
-
-def listed(path: str, patterns: Sequence[str]) -> bool:
-    """Whether ``path`` is one of ``patterns``: a path, a directory (all below it), or a glob."""
-    for pattern in patterns:
-        directory = pattern.rstrip("/") + "/"
-        if path == pattern or path.startswith(directory) or fnmatch.fnmatchcase(path, pattern):
-            return True
-    return False
 
 
 def policy_for(path: str, config: Config) -> str | None:
@@ -32,3 +22,8 @@ def policy_for(path: str, config: Config) -> str | None:
     if listed(path, config.override_from_main):
         return OVERRIDE_FROM_MAIN
     return None
+
+
+def audit_policy(config: Config) -> AuditPolicy:
+    """What the preservation audit needs of the configuration."""
+    return AuditPolicy(config.keep_dev, config.override_from_main, config.audit_data_files)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from syncdesk.services.audit.lost_lines import audit_sync
+from syncdesk.services.audit.hook import hook_refs
+from syncdesk.services.audit.lost_lines import audit_scope, audit_sync
 from syncdesk.services.conflicts.attribution import attribute
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.errors import MissingRefError, ServiceError, ShallowHistoryError
@@ -25,6 +26,7 @@ from syncdesk.services.sync.branch_state import dev_advanced, line_stats, protec
 from syncdesk.services.sync.commits import commit_details
 from syncdesk.services.sync.config import Config, load_config, with_overrides
 from syncdesk.services.sync.models import CommitDetails, SyncRefs, SyncReport
+from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.slice import main_line, read_slice
 
 
@@ -164,7 +166,14 @@ def load_report(
         attribution = attribute(git, conflicts)
     if detail and merge is not None:
         steps("Auditing dev's lines in the result")
-        audit = audit_sync(git, merge.dev_base, merge.slice_tip, refs.head, steps)
+        scope = audit_scope(git, merge.dev_base, merge.slice_tip, refs.head, refs.dev)
+        # The real hook's refs are the newest merge's parents: when they are the
+        # ones judged, its findings are computed and accounted for as well.
+        hook = hook_refs(git, refs.head) == (scope.dev, merge.slice_tip)
+        audit = audit_sync(
+            git, merge.dev_base, merge.slice_tip, refs.head, steps,
+            scope=scope, policy=audit_policy(config), conflicts=conflicts, hook=hook,
+        )  # fmt: skip
     return SyncReport(
         repo=session.repo_path,
         refs=refs,

@@ -4,27 +4,46 @@ The audit ran on the head of the sync branch; the maintainer's decisions
 since may have put a lost dev line back (a restore, or a hunk re-decided to
 include it). These pure functions tell which accidents the current result
 still lacks, where they are, and what restoring them gives; the screen maps
-``x`` and ``R`` to them.
+``x`` and ``R`` to them. Telling which are missing plans a restore of each
+(hundreds in a big file take seconds), so the screen keeps the answer in an
+:class:`AccidentCache` for as long as the file's result stays the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from syncdesk.services.audit.lost_lines import Classification, LostLine
+from syncdesk.services.audit.lost_lines import Audit, LostLine
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.workspace.layout import (
     Layout,
-    hunk_holding_dev_line,
     restore_in_file,
     restored,
 )
 
+# Which hunk holds each dev line, for the last few conflict files asked about:
+# id -> (the file, its table). The file is kept so that its id stays its own.
+_HUNK_TABLES: dict[int, tuple[ConflictFile, dict[int, int]]] = {}
+_TABLES_KEPT = 16
+
 
 def hunk_index_of(conflict: ConflictFile, dev_line: int) -> int | None:
-    """The index of the hunk whose dev side holds ``dev_line``; None outside every hunk."""
-    hunk = hunk_holding_dev_line(conflict, dev_line)
-    return None if hunk is None else hunk.index
+    """The index of the hunk whose dev side holds ``dev_line``; None outside every hunk.
+
+    The first such hunk, as :func:`~syncdesk.services.workspace.layout.hunk_holding_dev_line`
+    finds it, but from a table built once per file: the hunk info asks this for
+    every accident on every hunk move.
+    """
+    known = _HUNK_TABLES.get(id(conflict))
+    if known is None or known[0] is not conflict:
+        table: dict[int, int] = {}
+        for hunk in conflict.hunks:
+            for line in range(hunk.dev_start, hunk.dev_start + len(hunk.dev)):
+                table.setdefault(line, hunk.index)
+        if len(_HUNK_TABLES) >= _TABLES_KEPT:
+            _HUNK_TABLES.pop(next(iter(_HUNK_TABLES)))  # the oldest
+        known = _HUNK_TABLES[id(conflict)] = (conflict, table)
+    return known[1].get(dev_line)
 
 
 def missing_accidents(
@@ -40,19 +59,76 @@ def missing_accidents(
     as missing.
     """
     results = None if conflict.whole_file_only else current.results
+    hunks = conflict.hunks
+    whole: tuple[str, ...] | None = None  # the whole result, joined once if needed
     still = []
     for finding in findings:
-        if finding.classification is not Classification.ACCIDENT:
+        if not finding.is_accident:
             continue
         index = hunk_index_of(conflict, finding.line)
         back: tuple[str, ...] | None = ()
         if index is not None and results is not None:
-            back = restored(conflict.hunks[index], results[index], finding.line)
+            back = restored(hunks[index], results[index], finding.line)
         elif dev_file is not None:
-            back = restore_in_file(dev_file, current.lines, finding.line)
+            whole = current.lines if whole is None else whole
+            back = restore_in_file(dev_file, whole, finding.line)
         if back is not None:  # None: the result holds the line again
             still.append(finding)
     return tuple(still)
+
+
+# What a file's missing accidents are worked out from: audit, file, result (hunks, gaps), dev file.
+_Inputs = tuple[
+    Audit, ConflictFile, list[tuple[str, ...]], list[tuple[str, ...]], Sequence[str] | None
+]
+
+
+class AccidentCache:
+    """The accidents each file's result still lacks, worked out once per result.
+
+    :func:`missing_accidents` plans a restore of every accident, which takes
+    seconds in a file with hundreds of them; a hunk move changes nothing it
+    depends on. The answer is kept per file with what it was worked out from
+    (the audit, the file, its current result and the dev base's file) and
+    reused while all of them are the same: a decision that changes the result
+    (a restore, a side taken, an undo) or a reload computes it afresh.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[_Inputs, tuple[LostLine, ...]]] = {}
+
+    def missing(
+        self,
+        audit: Audit,
+        conflict: ConflictFile,
+        current: Layout,
+        dev_file: Sequence[str] | None,
+    ) -> tuple[LostLine, ...]:
+        """:func:`missing_accidents` of ``conflict``'s findings in ``audit``, cached.
+
+        Two results with the same lines are the same result, whichever
+        decisions made them; the comparison is by value, but a result built
+        from the same line tuples as before (any hunk move) compares by
+        identity, element by element, so it costs next to nothing.
+        """
+        inputs: _Inputs = (audit, conflict, current.results, current.gaps, dev_file)
+        known = self._known.get(conflict.path)
+        if known is not None and _same(known[0], inputs):
+            return known[1]
+        found = missing_accidents(audit.in_file(conflict.path), conflict, current, dev_file)
+        self._known[conflict.path] = (inputs, found)
+        return found
+
+
+def _same(known: _Inputs, inputs: _Inputs) -> bool:
+    """Whether two sets of inputs are the same: the audit and file by identity, the rest equal."""
+    return (
+        known[0] is inputs[0]
+        and known[1] is inputs[1]
+        and known[2] == inputs[2]
+        and known[3] == inputs[3]
+        and known[4] == inputs[4]
+    )
 
 
 def next_accident_hunk(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from syncdesk.services.audit.lost_lines import Audit, Classification, audit_sync
+from syncdesk.services.audit.lost_lines import Audit, audit_scope, audit_sync
+from syncdesk.services.audit.renumber import in_dev_base
 from syncdesk.services.conflicts.models import ConflictFile, ConflictSet
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.decisions.carryover import ResolutionStore
@@ -16,6 +17,7 @@ from syncdesk.services.git.storage import read_blobs, read_lines
 from syncdesk.services.lines import bytes_to_lines
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sync.anatomy import find_sync_merge
+from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.services.sync.slice import main_line
 from syncdesk.services.workspace.layout import hunk_holding_dev_line
@@ -77,7 +79,12 @@ def load_workspace(
     audit = None
     if head is not None:
         steps("Auditing dev's lines in the result")
-        audit = audit_sync(git, dev_base, slice_tip, head, steps)
+        scope = audit_scope(git, dev_base, slice_tip, head, refs.dev)
+        judged = audit_sync(
+            git, dev_base, slice_tip, head, steps,
+            scope=scope, policy=audit_policy(config), conflicts=conflicts,
+        )  # fmt: skip
+        audit = in_dev_base(git, judged)  # numbered as the merge's hunks are
     dev_files = _dev_files_for_outside_accidents(git, conflicts, audit)
     return WorkspaceData(
         conflicts, loaded, branch, texts, suggestions, file_suggestions, audit, store, dev_files
@@ -95,7 +102,7 @@ def _dev_files_for_outside_accidents(
             continue
         for finding in audit.in_file(conflict.path):
             outside = hunk_holding_dev_line(conflict, finding.line) is None
-            if finding.classification is Classification.ACCIDENT and outside:
+            if finding.is_accident and outside:
                 wanted[conflict.path] = conflict.dev_blob
                 break
     blobs = read_blobs(git, set(wanted.values()))

@@ -1,0 +1,193 @@
+"""The names a lost line defined, and whether the result still uses them.
+
+A lost definition whose name the result still uses is the strongest sign of
+an accident: dev's feature survived in part (its callers, its tests, its
+arguments) and lost the piece that made it work. The audit ranks such lines
+first (``still-referenced``), whatever innocent explanation the region had.
+
+The test is textual, over identifier tokens, and deliberately narrow so that
+it stays a strong sign: the name must be dev's own (main's version of the
+file never mentions it), and the result must still mention it.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from collections.abc import Iterable, Sequence
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_DEFINITIONS = (
+    re.compile(rb"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\((.*)"),  # def name(params
+    re.compile(rb"^\s*class\s+([A-Za-z_]\w*)"),
+    re.compile(rb"^\s*self\.([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)"),  # self.name = ...
+    re.compile(rb"^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)"),  # a module-level name = value
+)
+# A parameter or a dataclass field: ``name: Type [= default][,]`` (the type checked apart).
+_ANNOTATED = re.compile(rb"^\s*([A-Za-z_]\w*)\s*:\s*([^=#]*?)\s*(?:=(?!=).*?)?,?\s*$")
+_TYPE = re.compile(rb"^[\w.\"']+(?:\s*\|\s*[\w.\"']+)*$")  # Optional, a.B, "Fwd" | None
+_BRACKETS = re.compile(rb"\[[^\[\]]*\]")
+# An import binds names: ``from a import b, c as d`` -> b, d; ``import a.b as c`` -> c.
+_FROM_IMPORT = re.compile(rb"^\s*from\s+[\w.]+\s+import\s+\(?([^#]*)")
+_IMPORT = re.compile(rb"^\s*import\s+([^#]*)")
+_YAML_KEY = re.compile(rb"^\s*-?\s*([A-Za-z_][\w-]*)\s*:(?:\s|$)")
+_YAML = (".yaml", ".yml")
+# Local variables (an indented ``name = value``) and keyword arguments are not
+# definitions here: their names recur everywhere and would prove nothing.
+_FLAG = re.compile(rb"""["']--([A-Za-z][\w-]*)["']""")  # argparse: "--some-flag"
+_PARAMETER = re.compile(rb"(?:^|,)\s*\*{0,2}([A-Za-z_]\w*)")
+# Names too common to say anything: a lost `x = 1` proves nothing by `x` appearing elsewhere.
+_TOO_COMMON = frozenset(
+    {b"self", b"cls", b"args", b"kwargs", b"name", b"value", b"config", b"type", b"data"}
+)
+_SHORTEST = 3
+
+
+def defined_names(line: bytes, path: str = "") -> set[bytes]:
+    """The names ``line`` defines: a function and its parameters, a class, an attribute,
+    a parameter or field, a module-level name, a command-line flag (as its ``dest``),
+    and in a YAML file (``path``) a key."""
+    found: set[bytes] = set()
+    for pattern in _DEFINITIONS:
+        match = pattern.match(line)
+        if match is None:
+            continue
+        found.add(match.group(1))
+        if pattern is _DEFINITIONS[0]:  # def name(a, b: int = 1, *rest
+            found.update(p.group(1) for p in _PARAMETER.finditer(match.group(2)))
+        break
+    else:
+        found |= _imported(line)
+        annotated = _ANNOTATED.match(line)
+        if annotated is not None and _is_type(annotated.group(2)):
+            found.add(annotated.group(1))
+        elif path.endswith(_YAML) and (key := _YAML_KEY.match(line)) is not None:
+            found.add(key.group(1).replace(b"-", b"_"))
+    found.update(flag.group(1).replace(b"-", b"_") for flag in _FLAG.finditer(line))
+    return {
+        name
+        for name in found
+        if len(name) >= _SHORTEST
+        and name not in _TOO_COMMON
+        and not keyword.iskeyword(name.decode("ascii", "replace"))
+    }
+
+
+def imported_names(line: bytes) -> set[bytes]:
+    """The names an import line binds (none for any other line)."""
+    return _imported(line)
+
+
+def _imported(line: bytes) -> set[bytes]:
+    """The names an import line binds in its module."""
+    names: set[bytes] = set()
+    if (match := _FROM_IMPORT.match(line)) is not None:
+        for part in match.group(1).replace(b")", b"").split(b","):
+            words = part.split()
+            if words:
+                names.add(words[-1])  # "b" or "c as d" -> d
+    elif (match := _IMPORT.match(line)) is not None:
+        for part in match.group(1).split(b","):
+            words = part.split()
+            if words:
+                names.add(words[-1] if b"as" in words else words[0].split(b".")[0])
+    return {name for name in names if _IDENTIFIER.fullmatch(name)}
+
+
+def _is_type(text: bytes) -> bool:
+    """Whether ``text`` reads as a type annotation, not prose (``Returns: the value``)."""
+    while (shorter := _BRACKETS.sub(b"", text)) != text:
+        text = shorter
+    return bool(text) and _TYPE.match(text) is not None
+
+
+def identifiers(data: bytes) -> set[bytes]:
+    """Every identifier token of ``data``."""
+    return set(_IDENTIFIER.findall(data))
+
+
+_TOKEN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?")
+# Lines sharing this share of their words are versions of each other (a rename,
+# a new argument, a reworded comment); fewer than two words is too little to say.
+SIMILAR = 0.5
+_FEWEST_WORDS = 2
+# Words every other line holds: sharing only these says nothing (``x: int = 0``, ``y: int = 0``).
+_PLAIN = frozenset(
+    {b"True", b"False", b"None", b"self", b"return", b"bool", b"float", b"list", b"dict",
+     b"tuple", b"torch", b"Tensor", b"Optional", b"assert", b"import", b"from", b"with",
+     b"else", b"elif", b"lambda", b"yield", b"pass", b"raise", b"while", b"print"}
+)  # fmt: skip
+
+
+def words(line: bytes) -> frozenset[bytes]:
+    """The identifiers and numbers of a line (its words, in no order)."""
+    return frozenset(_TOKEN.findall(line))
+
+
+class SimilarLines:
+    """Find, among many lines, the one sharing most of a line's words.
+
+    Two lines are versions of each other when they share at least half of
+    their words together (Jaccard >= 0.5). Such a line must hold one of the
+    rarest ``n - ceil(n/2) + 1`` words of a line of ``n`` words (prefix
+    filtering), so only the lines indexed under those words are compared.
+    """
+
+    def __init__(self, lines: Iterable[bytes]) -> None:
+        self._words: list[tuple[frozenset[bytes], bytes]] = []
+        self._index: dict[bytes, list[int]] = {}
+        for line in lines:
+            found = words(line)
+            if len(found) < _FEWEST_WORDS:
+                continue
+            for word in found:
+                self._index.setdefault(word, []).append(len(self._words))
+            self._words.append((found, line))
+
+    def most_similar(self, line: bytes) -> bytes | None:
+        """The most similar line (None: no line shares half of their words)."""
+        mine = words(line)
+        if len(mine) < _FEWEST_WORDS:
+            return None
+        rarest = sorted(mine, key=lambda word: (len(self._index.get(word, ())), word))
+        prefix = rarest[: len(mine) - math.ceil(len(mine) * SIMILAR) + 1]
+        candidates = {at for word in prefix for at in self._index.get(word, ())}
+        best, best_score = None, SIMILAR
+        for at in sorted(candidates):
+            theirs, other = self._words[at]
+            shared = mine & theirs
+            score = len(shared) / len(mine | theirs)
+            if score < best_score or (best is not None and score == best_score):
+                continue
+            if any(len(word) >= _SHORTEST + 1 and word not in _PLAIN for word in shared):
+                best, best_score = other, score
+        return best
+
+
+_DEF = re.compile(rb"^(\s*)(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")
+
+
+def enclosing_definition(lines: Sequence[bytes], index: int) -> bytes | None:
+    """The name of the function or class whose body holds ``lines[index]`` (0-based), if any.
+
+    The nearest ``def`` or ``class`` above it that is indented less than it
+    (blank lines and deeper lines do not end a body).
+    """
+    line = lines[index]
+    if not line.strip():
+        return None
+    indent = len(line) - len(line.lstrip())
+    for above in range(index - 1, -1, -1):
+        text = lines[above]
+        if not text.strip():
+            continue
+        depth = len(text) - len(text.lstrip())
+        if depth < indent:
+            match = _DEF.match(text)
+            if match is not None:
+                return match.group(2)
+            indent = depth  # an if/for/with block: keep looking above it
+        if depth == 0 and indent == 0:
+            return None
+    return None

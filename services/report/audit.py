@@ -1,0 +1,103 @@
+"""The preservation audit in the report: what was judged, each class counted, accidents by block."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from syncdesk.services.audit.lost_lines import CLASS_ORDER, Audit, LostLine
+from syncdesk.services.sanitize import one_line
+
+
+def judged_line(audit: Audit) -> str:
+    """Which commits the audit judged, and against which dev, in one line."""
+    merge_and_ours = audit.judged
+    if not merge_and_ours:
+        judged = f"the result {audit.head[:8]}"
+    else:
+        on_top = len(merge_and_ours) - 1
+        judged = f"merge {merge_and_ours[-1][:8]}" + (
+            f" + {on_top} commit(s) of ours on top" if on_top else ""
+        )
+    dev = audit.dev or audit.dev_base
+    against = (
+        f"dev base {dev[:8]}"
+        if dev == audit.dev_base
+        else f"dev {dev[:8]} (the newest dev commit merged in; dev's own commits not judged)"
+    )
+    return f"judged {judged}, against {against} and slice tip {audit.slice_tip[:8]}"
+
+
+def class_counts(audit: Audit) -> str:
+    """Every class with its count, accidents first, and how many blocks the accidents make."""
+    counts = audit.counts
+    parts = [f"{kind} {counts[kind]}" for kind in CLASS_ORDER if counts[kind]]
+    return (", ".join(parts) or "nothing lost") + f"; {audit.blocks} accident block(s)"
+
+
+def accident_blocks(audit: Audit) -> list[list[LostLine]]:
+    """The accidents grouped by block (consecutive dev lines of one file), in order."""
+    blocks: dict[tuple[str, int], list[LostLine]] = {}
+    for finding in audit.accidents:
+        blocks.setdefault((finding.path, finding.block or finding.line), []).append(finding)
+    return list(blocks.values())
+
+
+def block_line(block: list[LostLine]) -> str:
+    """One block: where, how many lines, its first line, and why it counts."""
+    first, last = block[0], block[-1]
+    where = f"{first.shown_path}:{first.line}" + (
+        f"-{last.line}" if last.line != first.line else ""
+    )
+    size = f" ({len(block)} lines)" if len(block) > 1 else ""
+    return f"{where}{size}  {first.text.strip()[:80]}  [{first.evidence}]"
+
+
+def hook_line(audit: Audit) -> str:
+    """The real pre-push hook's count, and the class the triage gave each of its lines."""
+    hook = audit.hook or ()
+    files = len({finding.path for finding in hook})
+    spread = ", ".join(f"{kind} {count}" for kind, count in audit.hook_account().items())
+    return f"the pre-push hook reports {len(hook)} lines in {files} files: {spread or 'none'}"
+
+
+def audit_text(audit: Audit | None) -> list[str]:
+    """The audit's lines for the plain-text report."""
+    if audit is None:
+        return ["Audit        no sync merge to audit"]
+    raw = f"{audit.raw_count} raw lines in {audit.raw_files} files"
+    ignored = f"{audit.ignored_trivial} trivial and {audit.ignored_binary} binary ignored"
+    data = sum(d.lines for d in audit.data_files)
+    lines = [
+        f"Audit        {judged_line(audit)}",
+        f"  {raw}; {ignored}; {len(audit.data_files)} data file(s) with {data} lines",
+        f"  {class_counts(audit)}",
+        *([f"  {hook_line(audit)}"] if audit.hook is not None else []),
+        *(f"  data  {one_line(d.path)}: {d.lines} lines" for d in audit.data_files),
+        *(f"  {block_line(block)}" for block in accident_blocks(audit)),
+    ]
+    return lines
+
+
+def audit_summary_json(audit: Audit | None) -> dict[str, Any] | None:
+    """What the audit judged and how its findings divide, for the JSON report."""
+    if audit is None:
+        return None
+    counts = audit.counts
+    return {
+        "dev": audit.dev or audit.dev_base,
+        "judged": list(audit.judged),
+        "raw_lines": audit.raw_count,
+        "raw_files": audit.raw_files,
+        "ignored_trivial": audit.ignored_trivial,
+        "ignored_binary": audit.ignored_binary,
+        "counts": {str(kind): counts[kind] for kind in CLASS_ORDER},
+        "accident_blocks": audit.blocks,
+        "data_files": [{"path": one_line(d.path), "lines": d.lines} for d in audit.data_files],
+        "hook": None
+        if audit.hook is None
+        else {
+            "lines": len(audit.hook),
+            "files": len({finding.path for finding in audit.hook}),
+            "by_class": audit.hook_account(),
+        },
+    }
