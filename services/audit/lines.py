@@ -65,12 +65,13 @@ def squeeze(line: bytes) -> bytes:
 
 
 def loosen(line: bytes) -> bytes:
-    """The line without whitespace, commas and parentheses.
+    """The line without whitespace, commas, parentheses and backslashes.
 
     What a code formatter changes when it joins or splits a statement: line
-    breaks and indentation, the "magic" trailing comma, wrapping parentheses.
+    breaks and indentation, the "magic" trailing comma, wrapping parentheses,
+    and the backslash continuations one style uses where another wraps.
     """
-    return line.translate(None, _WHITESPACE + b",()")
+    return line.translate(None, _WHITESPACE + b",()\\")
 
 
 def lost_lines(

@@ -315,40 +315,49 @@ class _Triage:
     slice_tip: str
     head: str
     conflicts: ConflictSet | None
+    data_files: tuple[str, ...]
     findings: list[LostLine] = field(default_factory=list)
-    _result_names: list[set[bytes]] | None = None
     _main_names: set[bytes] | None = None
     _defined: dict[str, set[bytes]] = field(default_factory=dict)
     _file_names: dict[str, set[bytes]] = field(default_factory=dict)
     _asked: set[bytes] = field(default_factory=set)
     _used: set[bytes] = field(default_factory=set)
 
-    def result_names(self) -> list[set[bytes]]:
-        """The identifiers of every changed text file of the result (read once, on demand)."""
-        if self._result_names is None:
-            after = [change.after for change in self.snapshot.changed.values()]
-            self._result_names = [identifiers(blob) for blob in self._texts(after)]
-        return self._result_names
-
     def look_for_uses(self, items: Iterable[_Lost]) -> None:
-        """Find which names the lost lines define are still used anywhere in the head's tree.
+        """Find which names the lost lines define, or the functions holding them, the head's
+        tree still uses anywhere.
 
         One ``git grep`` for every candidate name at once (whole words, fixed
-        strings): the caller may be a file the sync never touched, a test.
+        strings): the user may be a file the sync never touched, a test.
         """
         wanted: set[bytes] = set()
         for item in items:
-            wanted |= defined_names(item.raw, item.path) - self.main_names()
+            wanted |= defined_names(item.raw, item.path)
+            if (holder := self.holder(item)) is not None:
+                wanted.add(holder)
+        wanted -= self.main_names()
         wanted -= self._asked
         self._asked |= wanted
         if not wanted:
             return
         patterns = [arg for name in sorted(wanted) for arg in ("-e", name.decode("ascii"))]
+        # Data files (golden values, lock files) are the bulk of a tree and name no code.
+        skipped = [f":(exclude){pattern}" for pattern in self.data_files]
         found = self.git.run(
-            ["grep", "-I", "-h", "-o", "-w", "-F", "--no-color", *patterns, self.head, "--"],
+            ["grep", "-I", "-h", "-o", "-w", "-F", "--no-color", *patterns, self.head,
+             "--", ".", *skipped],
             check=False,
         )  # fmt: skip
         self._used |= {line.rstrip() for line in found.stdout.splitlines()} & wanted
+
+    def used(self, name: bytes) -> bool:
+        """Whether the head's tree uses ``name`` (asked beforehand with :meth:`look_for_uses`)."""
+        return name in self._used
+
+    def holder(self, item: _Lost) -> bytes | None:
+        """The function or class whose body holds ``item`` in dev's file."""
+        dev = self.snapshot.lines(self.snapshot.changed[item.path].before)
+        return enclosing_definition(dev, item.line - 1) if item.line <= len(dev) else None
 
     def main_names(self) -> set[bytes]:
         """The identifiers of main's version of every changed file: names main knows."""
@@ -362,7 +371,7 @@ class _Triage:
         result's version of the file no longer defines (an import merged into another
         import line, say, still binds it)."""
         candidates = defined_names(item.raw, item.path) - self.main_names()
-        name = next((name for name in sorted(candidates) if name in self._used), None)
+        name = next((name for name in sorted(candidates) if self.used(name)), None)
         if name is None:
             return None
         if item.path not in self._defined:
@@ -414,7 +423,7 @@ def audit_sync(
     snapshot = read_snapshot(git, dev, slice_tip, head)
     steps.check()
     lost_files = _lost_by_file(snapshot)
-    triage = _Triage(git, snapshot, dev, dev_base, slice_tip, head, conflicts)
+    triage = _Triage(git, snapshot, dev, dev_base, slice_tip, head, conflicts, policy.data_files)
     pending: list[_Lost] = []
     by_policy: list[tuple[_Lost, str]] = []
     data: list[DataFile] = []
@@ -438,7 +447,11 @@ def audit_sync(
         else:
             by_policy += ((item, decided) for item in placed)
     steps.check()
-    triage.look_for_uses([*pending, *(item for item, _ in by_policy)])
+    unexplained = _moved_or_reformatted(triage, pending)
+    steps.check()
+    unexplained = _reflowed(triage, unexplained)
+    steps.check()
+    triage.look_for_uses([*unexplained, *(item for item, _ in by_policy)])
     for item, decided in by_policy:
         # A policy takes the file whole; a definition it dropped that the
         # result still uses is an accident all the same (a test importing it).
@@ -448,10 +461,6 @@ def audit_sync(
             triage.findings.append(_finding(item, Classification.STILL_REFERENCED, detail=detail))
         else:
             triage.findings.append(_finding(item, Classification.BY_POLICY, detail=decided))
-    steps.check()
-    unexplained = _moved_or_reformatted(triage, pending)
-    steps.check()
-    unexplained = _reflowed(triage, unexplained)
     steps.check()
     _explain_the_rest(triage, unexplained)
     findings = _with_blocks(snapshot, triage.findings)
@@ -617,14 +626,10 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
     base = git.run(["merge-base", triage.dev, triage.slice_tip], check=False).text.strip()
     dev_regions = changed_regions(git, base, triage.dev, paths) if base else {}
     main_regions = changed_regions(git, base, triage.slice_tip, paths) if base else {}
-    # Lines main removed before this slice that dev still had: stale copies of
-    # main's older code (an earlier sync kept them), not dev's work.
-    earlier = earlier_removals(git, base, paths) if base else {}
     versions: dict[int, SimilarLines] = {}  # id(region) -> its added lines, indexed once
+    first = len(triage.findings)
     for item in items:
-        removed_by = changes.removals.get(item.path, {}).get(item.raw) or earlier.get(
-            item.path, {}
-        ).get(item.raw)
+        removed_by = changes.removals.get(item.path, {}).get(item.raw)
         if removed_by is not None:
             triage.findings.append(
                 _finding(
@@ -664,15 +669,33 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
         sha, subject = _who_changed(changes, item.path, region)
         kind = Classification.TAKEN_AS_MAIN if hunk else Classification.SUPERSEDED
         triage.findings.append(_finding(item, kind, commit=sha, subject=subject, detail=hunk))
+    if base:
+        _stale_copies(triage, base, first)
+
+
+def _stale_copies(triage: _Triage, base: str, first: int) -> None:
+    """Accidents that main's own history held and removed before this slice: removed on main.
+
+    Such a line is a stale copy of main's older code that an earlier sync kept
+    on dev, not dev's work. Asked only for the files still holding accidents.
+    """
+    accidents = [at for at in range(first, len(triage.findings)) if triage.findings[at].is_accident]
+    paths = sorted({triage.findings[at].path for at in accidents})
+    earlier = earlier_removals(triage.git, base, paths) if paths else {}
+    for at in accidents:
+        found = triage.findings[at]
+        removed_by = earlier.get(found.path, {}).get(found.raw)
+        if removed_by is not None:
+            triage.findings[at] = replace(
+                found, classification=Classification.REMOVED_ON_MAIN,
+                commit=removed_by[0], subject=removed_by[1], detail=None,
+            )  # fmt: skip
 
 
 def _in_a_dropped_definition(triage: _Triage, item: _Lost) -> bytes | None:
     """The dev-only function or class holding ``item`` if the result lost it by name."""
-    dev = triage.snapshot.lines(triage.snapshot.changed[item.path].before)
-    name = enclosing_definition(dev, item.line - 1) if item.line <= len(dev) else None
-    if name is None or name in triage.main_names():
-        return None
-    if any(name in names for names in triage.result_names()):
+    name = triage.holder(item)
+    if name is None or name in triage.main_names() or triage.used(name):
         return None
     return name
 
