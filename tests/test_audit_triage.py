@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.services.audit.lost_lines import (
     Audit,
     Classification,
@@ -22,7 +23,10 @@ from syncdesk.services.audit.lost_lines import (
 )
 from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.git.runner import Git
+from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.tui.app import SyncDeskApp
 from tests.gitrepo import GitRepo
+from tests.waiting import until_loaded, until_toast
 
 Files = Mapping[str, str | None]
 
@@ -182,3 +186,27 @@ def test_dev_merged_on_top_is_not_judged(tmp_path: Path) -> None:
     ]
     unscoped = audit_sync(git, sync.dev_base, sync.slice_tip, head)
     assert b"B = dev_value()" in [f.raw for f in unscoped.findings]  # what it used to say
+
+
+async def test_the_workspace_says_what_the_audit_judged_when_dev_was_merged_on_top(
+    tmp_path: Path,
+) -> None:
+    gap = "".join(f"K{n} = {n}\n" for n in range(5))
+    sync = build(
+        tmp_path / "r",
+        {"m.py": f"A = 1\n{gap}B = 2\n"},
+        {"m.py": f"A = 1\n{gap}B = dev_value()\n"},
+        {"m.py": f"A = 10\n{gap}B = 2\n"},
+        {"m.py": f"A = 10\n{gap}B = dev_value()\n"},
+    )
+    sync.repo.checkout("dev")
+    later = sync.repo.commit("dev: more", {"m.py": f"A = 1\n{gap}B = dev_value(fast=True)\n"})
+    sync.repo.checkout("sync")
+    sync.repo.merge("dev", "Merge dev into the sync branch")
+    options = SyncOptions(repo=sync.repo.path, head="sync", slice_size=1)
+    app = SyncDeskApp(open_sync(options, user_config=Path("/nonexistent")))
+    async with app.run_test(size=(160, 45), notifications=True) as pilot:
+        await until_loaded(pilot, SliceScreen)
+        await pilot.press("c")
+        said = await until_toast(pilot, "Audit: judged merge")
+        assert f"against dev {later[:8]}" in said and "dev's own commits not judged" in said

@@ -21,6 +21,7 @@ from syncdesk.screens.workspace.decisions import DecisionActions
 from syncdesk.screens.workspace.edits import EditActions
 from syncdesk.screens.workspace.restores import RestoreActions
 from syncdesk.services.progress import Steps
+from syncdesk.services.report.audit import judged_line
 from syncdesk.services.sync.policies import policy_for
 from syncdesk.services.workspace.load import WorkspaceData, load_workspace
 from syncdesk.tui.widgets.conflict_list import ConflictList
@@ -93,6 +94,10 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
         self.query_one("#ws-body").display = True
         for note in data.loaded.notes:
             self.notify(note, severity="warning", markup=False)
+        audit = data.audit
+        if audit is not None and audit.dev and audit.dev != audit.dev_base:
+            # dev was merged into the sync branch: say what the accidents are judged on.
+            self.notify(f"Audit: {judged_line(audit)}.", markup=False, timeout=10)
         if not data.conflicts.files:
             self.query_one("#ws-hunk-info", Static).update(
                 Content("No conflicts: the merge of the dev base and the slice tip is clean.")

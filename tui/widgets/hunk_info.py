@@ -102,7 +102,7 @@ def _accident_line(conflict: ConflictFile, index: int, accidents: Sequence[LostL
     if here:
         parts.append(f" · line {here[0].line}: ")
         parts.append((here[0].text.strip()[:60], "bold"))
-        parts.append(" · R restores it")
+        parts.append(f" ({here[0].evidence}) · R restores it")
     else:
         parts.append(" · x goes to the next one")
     return parts
