@@ -26,7 +26,8 @@ explanation failed:
 2. *data files* (lock files, golden-value JSON: ``audit_data_files``): summed
    up per file, not listed line by line.
 3. *by policy*: the lines of keep-dev and override-from-main files (shown,
-   never hidden: the policy, not the merge, decided those files).
+   never hidden: the policy, not the merge, decided those files), except a
+   still-referenced definition (7), which stays an accident there too.
 4. *moved*: the line, ignoring indentation, trailing whitespace and quote
    style, was put into another file of the result by the merge or the repair
    (a changed file holds it more often at the head than on dev and main
@@ -34,22 +35,27 @@ explanation failed:
 5. *reformatted*: the result file holds a line equal to it ignoring all
    whitespace and quote style, or a formatter joined or split the statement
    it belongs to (:class:`~syncdesk.services.audit.lines.Reflow`).
-6. *removed on main*: a slice commit removed that exact line from that file.
-7. *still referenced*: the line defined a name (function, class, argument,
-   attribute, config key, flag) that main's file never mentions and the
-   result still uses (:mod:`syncdesk.services.audit.names`): the strongest
-   sign of an accident, ranked first.
-8. *superseded by main*: a slice commit rewrote the same code: the base
+6. *removed on main*: a slice commit removed that exact line from that file,
+   or, for a line that would otherwise be an accident, main's history before
+   the slice did (a stale copy of main's older code an earlier sync kept).
+7. *still referenced*: the line defined a name (function, class, parameter,
+   attribute, import, config key, flag) that main never mentions, that the
+   head's tree still uses and that the head's file no longer defines
+   (:mod:`syncdesk.services.audit.names`): the strongest sign of an
+   accident, ranked first.
+8. *probable accident* at once: the line is in a dev function or class that
+   main and the head both lack by name (dev's work dropped wholesale).
+9. *superseded by main*: a slice commit rewrote the same code: the base
    lines dev changed, or, for a line dev inserted, main deleted the code
    around it or wrote a version of it at that place (a port, a rename, a
-   reworded comment: :mod:`syncdesk.services.audit.regions`); the commit is named. Where that
-   code is a conflict hunk the resolution took as main's side, the class is
-   *taken as main*: a resolution decision, shown as such. A change of main's
-   merely *next to* dev's line does not count, hunk or no hunk: dropping a
-   dev addition because main touched a neighbouring line is the classic
-   accident.
-9. *probable accident*: everything else, grouped into blocks of
-    consecutive dev lines.
+   reworded comment: :mod:`syncdesk.services.audit.regions`); the commit is
+   named. Where that code is a conflict hunk the resolution took as main's
+   side, the class is *taken as main*: a resolution decision, shown as such.
+   A change of main's merely *next to* dev's line does not count, hunk or no
+   hunk: dropping a dev addition because main touched a neighbouring line is
+   the classic accident.
+10. *probable accident*: everything else. Accidents are grouped into blocks
+    of consecutive dev lines.
 """
 
 from __future__ import annotations
