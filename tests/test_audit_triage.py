@@ -21,6 +21,7 @@ from syncdesk.services.audit.lost_lines import (
     audit_scope,
     audit_sync,
 )
+from syncdesk.services.audit.names import enclosing_definition
 from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.session import SyncOptions, open_sync
@@ -210,3 +211,19 @@ async def test_the_workspace_says_what_the_audit_judged_when_dev_was_merged_on_t
         await pilot.press("c")
         said = await until_toast(pilot, "Audit: judged merge")
         assert f"against dev {later[:8]}" in said and "dev's own commits not judged" in said
+
+
+def test_a_line_belongs_to_the_function_whose_signature_spans_lines() -> None:
+    dev = [
+        b"def test_dev_mode(",
+        b"    tmp_path,",
+        b"):",
+        b"    out = run(3)",
+        b"",
+        b"    # then the check",
+        b"    assert out == 6",
+        b"VALUE = 1",
+    ]
+    assert enclosing_definition(dev, 6) == b"test_dev_mode"
+    assert enclosing_definition(dev, 3) == b"test_dev_mode"
+    assert enclosing_definition(dev, 7) is None

@@ -183,6 +183,8 @@ def enclosing_definition(lines: Sequence[bytes], index: int) -> bytes | None:
         if not text.strip():
             continue
         depth = len(text) - len(text.lstrip())
+        if text.lstrip()[:1] in (b")", b"]", b"}"):
+            continue  # the end of a bracket (a signature's "):") belongs to the line that opened it
         if depth < indent:
             match = _DEF.match(text)
             if match is not None:
