@@ -1,13 +1,19 @@
-"""The names a lost line defined, and whether the result still uses them.
+"""What a lost line names: the names it defined, the function holding it, lines like it.
 
-A lost definition whose name the result still uses is the strongest sign of
-an accident: dev's feature survived in part (its callers, its tests, its
-arguments) and lost the piece that made it work. The audit ranks such lines
-first (``still-referenced``), whatever innocent explanation the region had.
+- :func:`defined_names`: what a line defines (a function and its parameters, a
+  class, an attribute, a field, a module-level name, an import, a flag, a
+  YAML key). A lost definition whose name main never mentions and the head
+  still uses is the strongest sign of an accident: dev's feature survived in
+  part (its callers, its tests) and lost the piece that made it work. The
+  audit asks the head's whole tree with one ``git grep`` and ranks such lines
+  first (``still-referenced``).
+- :func:`enclosing_definition`: the function or class a line belongs to, so
+  that a whole dev function main and the head both lack stays an accident.
+- :class:`SimilarLines`: whether main wrote its own version of a line (at
+  least half of their words shared), which supersedes dev's.
 
-The test is textual, over identifier tokens, and deliberately narrow so that
-it stays a strong sign: the name must be dev's own (main's version of the
-file never mentions it), and the result must still mention it.
+The tests are textual, over identifier tokens, and deliberately narrow: a
+strong sign must stay strong.
 """
 
 from __future__ import annotations
