@@ -59,7 +59,8 @@ def hook_findings(
     found: list[HookFinding] = []
     for path in sorted(snapshot.changed):
         change = snapshot.changed[path]
-        if change.after is None or not _named(path, patterns):
+        # git's pathspec glob: '*' crosses '/', so '*.py' names a file at any depth.
+        if change.after is None or not listed(path, patterns):
             continue  # gone at the head (``git cat-file -e HEAD:f`` fails), or not code
         if listed(path, policy.keep_dev) or listed(path, policy.override_from_main):
             continue
@@ -69,11 +70,6 @@ def hook_findings(
         )
         found += (HookFinding(path, line) for line in sorted(lost) if _has_a_word(line))
     return found
-
-
-def _named(path: str, patterns: tuple[str, ...]) -> bool:
-    # git's pathspec glob: '*' crosses '/', so '*.py' names a file at any depth.
-    return listed(path, patterns)
 
 
 def _has_a_word(line: bytes) -> bool:

@@ -64,6 +64,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import partial
 
 from syncdesk.services.audit.hook import HookFinding, hook_findings
 from syncdesk.services.audit.lines import (
@@ -346,13 +347,14 @@ class _Triage:
         self._asked |= wanted
         if not wanted:
             return
-        patterns = [arg for name in sorted(wanted) for arg in ("-e", name.decode("ascii"))]
+        # The names go on stdin (-f -): thousands of them would overflow a command line.
+        patterns = b"".join(name + b"\n" for name in sorted(wanted))
         # Data files (golden values, lock files) are the bulk of a tree and name no code.
         skipped = [f":(exclude){pattern}" for pattern in self.data_files]
         found = self.git.run(
-            ["grep", "-I", "-h", "-o", "-w", "-F", "--no-color", *patterns, self.head,
+            ["grep", "-I", "-h", "-o", "-w", "-F", "--no-color", "-f", "-", self.head,
              "--", ".", *skipped],
-            check=False,
+            input=patterns, check=False,
         )  # fmt: skip
         self._used |= {line.rstrip() for line in found.stdout.splitlines()} & wanted
 
@@ -659,14 +661,10 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
             continue
         region = None
         if base:  # a file dev left as in the base has no regions: its lines map as they are
-
-            def similar(region: Region, line: bytes = item.raw) -> bool:
-                if id(region) not in versions:
-                    versions[id(region)] = SimilarLines(region.added)
-                return versions[id(region)].most_similar(line) is not None
-
             span = base_span(dev_regions.get(item.path, ()), item.line)
-            region = superseding(span, main_regions.get(item.path, ()), similar)
+            region = superseding(
+                span, main_regions.get(item.path, ()), partial(_has_a_version, versions, item.raw)
+            )
         if region is None:
             # main did not rewrite this code: dropping it, even as part of a hunk
             # taken as main, is the classic accident (DOMAIN.md).
@@ -677,6 +675,13 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
         triage.findings.append(_finding(item, kind, commit=sha, subject=subject, detail=hunk))
     if base:
         _stale_copies(triage, base, first)
+
+
+def _has_a_version(versions: dict[int, SimilarLines], line: bytes, region: Region) -> bool:
+    """Whether main's ``region`` added a version of ``line`` (its added lines indexed once)."""
+    if id(region) not in versions:
+        versions[id(region)] = SimilarLines(region.added)
+    return versions[id(region)].most_similar(line) is not None
 
 
 def _stale_copies(triage: _Triage, base: str, first: int) -> None:
@@ -714,9 +719,8 @@ def _taken_as_main(triage: _Triage, item: _Lost) -> str | None:
     if conflict is None:
         return None
     for hunk in conflict.hunks:
-        if hunk.resolution == "main" and hunk.dev_start <= item.line < hunk.dev_start + len(
-            hunk.dev
-        ):
+        on_dev_side = hunk.dev_start <= item.line < hunk.dev_start + len(hunk.dev)
+        if hunk.resolution == "main" and on_dev_side:
             return f"conflict hunk {hunk.index + 1}"
     return None
 

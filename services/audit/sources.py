@@ -176,22 +176,13 @@ def slice_changes(git: Git, dev_base: str, slice_tip: str, paths: Sequence[str])
     often *some* of the lines occur, so the patch would still have to be read.
     """
     found = SliceChanges()
-    for start in range(0, len(paths), PATHS_PER_LOG):
-        chunk = paths[start : start + PATHS_PER_LOG]
-        out = git.run(
-            [
-                "log", "-p", "-U0", *_PLAIN_PATCH,
-                "--topo-order", "--reverse", "--format=%x00%H%x00%s",
-                f"{dev_base}..{slice_tip}", "--", *chunk,
-            ],
-            env={"GIT_LITERAL_PATHSPECS": "1"},  # a path is a path, never a glob
-        ).stdout  # fmt: skip
-        for commit, path, region in walk_patch(out):
-            found.order.setdefault(commit[0], len(found.order))
-            for line in region.removed:
-                found.removals.setdefault(path, {})[line] = commit
-            for line in region.added:
-                found.additions.setdefault(path, {})[line] = commit
+    history = ["log", "--topo-order", "--reverse", _COMMIT_FORMAT, f"{dev_base}..{slice_tip}"]
+    for commit, path, region in _patches(git, history, paths):
+        found.order.setdefault(commit[0], len(found.order))
+        for line in region.removed:
+            found.removals.setdefault(path, {})[line] = commit
+        for line in region.added:
+            found.additions.setdefault(path, {})[line] = commit
     return found
 
 
@@ -207,41 +198,48 @@ def earlier_removals(git: Git, merge_base: str, paths: Sequence[str]) -> Removal
     earlier is a stale copy of main's older code, not something dev wrote.
     """
     found: Removals = {}
-    for start in range(0, len(paths), PATHS_PER_LOG):
-        chunk = paths[start : start + PATHS_PER_LOG]
-        out = git.run(
-            [
-                "log", "-p", "-U0", *_PLAIN_PATCH, f"--max-count={EARLIER_COMMITS}",
-                "--first-parent", "--topo-order", "--reverse", "--format=%x00%H%x00%s",
-                merge_base, "--", *chunk,
-            ],
-            env={"GIT_LITERAL_PATHSPECS": "1"},
-        ).stdout  # fmt: skip
-        for commit, path, region in walk_patch(out):
-            for line in region.removed:
-                found.setdefault(path, {})[line] = commit
+    history = [
+        "log", f"--max-count={EARLIER_COMMITS}", "--first-parent", "--topo-order", "--reverse",
+        _COMMIT_FORMAT, merge_base,
+    ]  # fmt: skip
+    for commit, path, region in _patches(git, history, paths):
+        for line in region.removed:
+            found.setdefault(path, {})[line] = commit
     return found
 
 
 def changed_regions(git: Git, old: str, new: str, paths: Sequence[str]) -> dict[str, list[Region]]:
     """The ``-U0`` hunks of each of ``paths`` between commits ``old`` and ``new``, in order."""
     regions: dict[str, list[Region]] = {}
-    for start in range(0, len(paths), PATHS_PER_LOG):
-        chunk = paths[start : start + PATHS_PER_LOG]
-        out = git.run(
-            ["diff", "-U0", *_PLAIN_PATCH, old, new, "--", *chunk],
-            env={"GIT_LITERAL_PATHSPECS": "1"},
-        ).stdout
-        for _, path, region in walk_patch(out):
-            regions.setdefault(path, []).append(region)
+    for _, path, region in _patches(git, ["diff", old, new], paths):
+        regions.setdefault(path, []).append(region)
     return regions
 
 
 # A patch that parses the same whatever the user's diff configuration says.
 _PLAIN_PATCH = (
-    "--inter-hunk-context=0", "--no-renames", "--no-ext-diff", "--no-textconv",
+    "-p", "-U0", "--inter-hunk-context=0", "--no-renames", "--no-ext-diff", "--no-textconv",
     "--no-relative", "--no-color", "--src-prefix=a/", "--dst-prefix=b/",
 )  # fmt: skip
+# What walk_patch reads as a commit's header: NUL sha NUL subject.
+_COMMIT_FORMAT = "--format=%x00%H%x00%s"
+
+
+def _patches(
+    git: Git, command: Sequence[str], paths: Sequence[str]
+) -> Iterator[tuple[tuple[str, str], str, Region]]:
+    """The hunks of ``git <command>`` (a ``log`` or a ``diff``) for ``paths``, 500 paths a call.
+
+    ``command`` is the subcommand and its revisions; the plain ``-U0`` patch
+    options are added after the subcommand, and each path is taken literally.
+    """
+    for start in range(0, len(paths), PATHS_PER_LOG):
+        chunk = paths[start : start + PATHS_PER_LOG]
+        out = git.run(
+            [command[0], *_PLAIN_PATCH, *command[1:], "--", *chunk],
+            env={"GIT_LITERAL_PATHSPECS": "1"},  # a path is a path, never a glob
+        ).stdout
+        yield from walk_patch(out)
 
 
 def parse_removals(patch: bytes, removals: Removals) -> None:
