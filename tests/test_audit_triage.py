@@ -227,3 +227,124 @@ def test_a_line_belongs_to_the_function_whose_signature_spans_lines() -> None:
     assert enclosing_definition(dev, 6) == b"test_dev_mode"
     assert enclosing_definition(dev, 3) == b"test_dev_mode"
     assert enclosing_definition(dev, 7) is None
+
+
+def test_a_statement_the_result_wraps_otherwise_is_reformatted(tmp_path: Path) -> None:
+    # dev's call on three lines; main joined it onto one while changing a
+    # neighbour, and a string split in two is the same string.
+    call = "    report(\n        'saved at %s' % when,\n        level=2,\n    )\n"
+    base = {"m.py": "def save(when):\n    flush()\n"}
+    dev = {"m.py": "def save(when):\n    flush()\n" + call}
+    joined = "    report('saved at '\n           '%s' % when, level=2)\n"
+    main = {"m.py": "def save(when):\n    flush(True)\n"}
+    result = {"m.py": "def save(when):\n    flush(True)\n" + joined}
+    sync = build(tmp_path / "r", base, dev, main, result)
+    audit = sync.audit()
+    for text in ("report(", "'saved at %s' % when,", "level=2,"):
+        lost = finding(audit, text)
+        assert lost.classification is Classification.REFORMATTED, text
+        assert lost.evidence_line == 3
+
+
+def test_only_the_comment_changed_is_reformatted_but_a_dropped_copy_is_not(
+    tmp_path: Path,
+) -> None:
+    base = {"t.py": "def test_a():\n    size = 4\n"}
+    dev = {
+        "t.py": "def test_a():\n    size = 4\n    scale = 2  # doubled\n\n\n"
+        "def test_dev():\n    scale = 2  # doubled\n    check(scale)\n"
+    }
+    main = {"t.py": "def test_a():\n    size = 4\n    assert size\n"}
+    result = {"t.py": "def test_a():\n    size = 4\n    scale = 2  # twice\n    assert size\n"}
+    audit = build(tmp_path / "r", base, dev, main, result).audit()
+    # dev had the statement twice, the result once: a copy is lost with dev's
+    # test, so a reworded comment explains neither.
+    copies = [f for f in audit.findings if f.raw.strip() == b"scale = 2  # doubled"]
+    assert len(copies) == 2 and all(copy.is_accident for copy in copies)
+    assert finding(audit, "check(scale)").is_accident
+    # Keep one copy only, and the comment is all that changed.
+    single = {"t.py": "def test_a():\n    size = 4\n    scale = 2  # doubled\n"}
+    audit = build(tmp_path / "r2", base, single, main, result).audit()
+    kept = finding(audit, "scale = 2  # doubled")
+    assert kept.classification is Classification.REFORMATTED and kept.evidence_line == 3
+
+
+def test_a_comment_in_a_function_main_rewrote_is_superseded_unless_its_code_is_lost(
+    tmp_path: Path,
+) -> None:
+    base = {"m.py": "def load(path):\n    data = read(path)\n    return data\n"}
+    dev = {
+        "m.py": "def load(path):\n    # read it whole, then parse\n    data = read(path)\n"
+        "    # keep the raw copy for the cache\n    cache.keep(path, data)\n    return data\n"
+    }
+    main = {"m.py": "def load(path):\n    data = read(path, mode='rb')\n    return parse(data)\n"}
+    sync = build(tmp_path / "r", base, dev, main, {"m.py": main["m.py"]})
+    audit = sync.audit()
+    reworded = finding(audit, "# read it whole, then parse")
+    assert reworded.classification is Classification.SUPERSEDED
+    assert "load()" in reworded.evidence and sync.slice_tip[:8] in reworded.evidence
+    # The other comment introduced dev's cache line, which is gone: both are accidents.
+    assert finding(audit, "cache.keep(path, data)").is_accident
+    assert finding(audit, "# keep the raw copy for the cache").is_accident
+
+
+def test_a_term_dev_added_to_a_line_of_a_function_main_rewrote_stays_an_accident(
+    tmp_path: Path,
+) -> None:
+    base = {"m.py": "def step(x):\n    scale = 2\n    total = x * scale\n    return total\n"}
+    dev = {"m.py": "def step(x):\n    scale = 2\n    total = x * scale + bias\n    return total\n"}
+    main = {"m.py": "def step(x):\n    scale = 3\n    total = x * scale\n    return total\n"}
+    sync = build(tmp_path / "r", base, dev, main, {"m.py": main["m.py"]})
+    assert finding(sync.audit(), "total = x * scale + bias").is_accident
+
+
+def test_a_name_main_renamed_is_followed(tmp_path: Path) -> None:
+    base = {"cfg.py": "class Config:\n    size: int = 1\n    pad_old: bool = False\n"}
+    dev = {
+        "cfg.py": "class Config:\n    size: int = 1\n    pad_old: bool = False\n"
+        "    pad_variable_tokens: bool = True\n"
+    }
+    main = {"cfg.py": "class Config:\n    size: int = 1\n    pad_uneven_inputs: bool = False\n"}
+    result = {
+        "cfg.py": "class Config:\n    size: int = 1\n    pad_uneven_inputs: bool = False\n"
+        "    pad_uneven_inputs_too: bool = True\n"
+    }
+    audit = build(tmp_path / "r", base, dev, main, result).audit()
+    renamed = finding(audit, "pad_variable_tokens: bool = True")
+    assert renamed.is_accident  # main never brought `pad_uneven_inputs_too`
+    base2 = {"cfg.py": "class Config:\n    size: int = 1\n"}
+    dev2 = {"cfg.py": "class Config:\n    size: int = 1\n    pad_variable_tokens: bool = True\n"}
+    main2 = {"cfg.py": "class Config:\n    size: int = 1\n    pad_uneven_inputs: bool = False\n"}
+    result2 = {
+        "cfg.py": "class Config:\n    size: int = 1\n    pad_uneven_inputs: bool = True\n"
+    }
+    audit2 = build(tmp_path / "r2", base2, dev2, main2, result2).audit()
+    followed = finding(audit2, "pad_variable_tokens: bool = True")
+    assert followed.classification is Classification.SUPERSEDED
+    assert "renamed pad_variable_tokens to pad_uneven_inputs" in followed.evidence
+
+
+def test_a_function_main_moved_to_another_file_under_a_new_name_is_moved(
+    tmp_path: Path,
+) -> None:
+    body = (
+        "    if size > 1:\n        perm = permute(heads, size)\n"
+        "        out = exchange(out, perm, group)\n    return out\n"
+    )
+    base = {"layer.py": "class Layer:\n    def run(self, out):\n        return out\n"}
+    dev = {
+        "layer.py": "class Layer:\n    def run(self, out):\n        return out\n\n"
+        "    def _a2a(self, out, size, group):\n"
+        "        # swap the layout before the exchange\n"
+        + body.replace("    ", "        ", 1).replace("\n    ", "\n        ")
+    }
+    main_common = "def a2a(out, size, group):\n    # the layout goes first\n" + body
+    main = {"layer.py": None, "layer/common.py": main_common, "layer/__init__.py": ""}
+    sync = build(tmp_path / "r", base, dev, main, main)
+    audit = sync.audit()
+    moved = finding(audit, "out = exchange(out, perm, group)")
+    assert moved.classification is Classification.MOVED
+    assert moved.other_path == "layer/common.py" and "with a2a()" in moved.evidence
+    assert finding(audit, "# swap the layout before the exchange").classification is (
+        Classification.MOVED
+    )

@@ -60,8 +60,9 @@ explanation failed:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import partial
@@ -70,6 +71,7 @@ from syncdesk.services.audit.hook import HookFinding, hook_findings
 from syncdesk.services.audit.lines import (
     Reflow,
     is_binary,
+    is_blank,
     is_trivial,
     loosen,
     lost_lines,
@@ -79,9 +81,11 @@ from syncdesk.services.audit.lines import (
 from syncdesk.services.audit.names import (
     SimilarLines,
     defined_names,
-    enclosing_definition,
+    definition_name,
     identifiers,
     imported_names,
+    outline,
+    words,
 )
 from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.audit.regions import base_span, superseding
@@ -95,6 +99,7 @@ from syncdesk.services.audit.sources import (
     read_snapshot,
     slice_changes,
 )
+from syncdesk.services.audit.statements import docstring_lines, is_python, statement_keys
 from syncdesk.services.conflicts.models import ConflictSet
 from syncdesk.services.git.runner import Git
 from syncdesk.services.patterns import listed
@@ -168,10 +173,18 @@ class LostLine:
         kind, commit = self.classification, f"{(self.commit or '')[:8]} {self.subject or ''}"
         if kind is Classification.REMOVED_ON_MAIN:
             return f"removed on main by {commit}".rstrip()
+        if kind is Classification.SUPERSEDED and self.detail and self.detail.startswith("renamed"):
+            line = f"line {self.evidence_line} of the result"
+            return f"main {one_line(self.detail)} ({line}): {commit}".rstrip(": ")
+        if kind is Classification.SUPERSEDED and self.detail:
+            return f"main rewrote {one_line(self.detail)}: {commit}".rstrip(": ")
         if kind is Classification.SUPERSEDED:
             return f"main rewrote this code: {commit}".rstrip()
         if kind is Classification.MOVED:
-            return f"moved to {one_line(self.other_path or '')}:{self.evidence_line}"
+            where = f"{one_line(self.other_path or '')}:{self.evidence_line}"
+            if self.detail:  # main moved the function holding it
+                return f"moved with {one_line(self.detail)} to {where}"
+            return f"moved to {where}"
         if kind is Classification.REFORMATTED:
             return f"reformatted: line {self.evidence_line} of the result"
         if kind is Classification.STILL_REFERENCED:
@@ -329,6 +342,17 @@ class _Triage:
     _file_names: dict[str, set[bytes]] = field(default_factory=dict)
     _asked: set[bytes] = field(default_factory=set)
     _used: set[bytes] = field(default_factory=set)
+    _outlines: dict[str, list[bytes | None]] = field(default_factory=dict)
+    _owners: dict[str, list[bytes | None]] = field(default_factory=dict)
+    _prose: dict[str, set[int]] = field(default_factory=dict)
+    _statements: dict[str, list[tuple[int, int, bytes]]] = field(default_factory=dict)
+    _bodies: dict[str, dict[bytes, list[int]]] = field(default_factory=dict)
+    function_words: dict[tuple[str, bytes], frozenset[bytes]] = field(default_factory=dict)
+    _names_in: dict[str, set[bytes]] = field(default_factory=dict)
+    _definitions: dict[bytes, list[str]] | None = None
+    _renamed: dict[tuple[str, bytes], list[tuple[str, bytes]]] = field(default_factory=dict)
+    _functions_index: dict[bytes, set[tuple[str, bytes]]] | None = None
+    _renamings: dict[str, dict[bytes, tuple[bytes, int]]] = field(default_factory=dict)
 
     def look_for_uses(self, items: Iterable[_Lost]) -> None:
         """Find which names the lost lines define, or the functions holding them, the head's
@@ -364,8 +388,136 @@ class _Triage:
 
     def holder(self, item: _Lost) -> bytes | None:
         """The function or class whose body holds ``item`` in dev's file."""
-        dev = self.snapshot.lines(self.snapshot.changed[item.path].before)
-        return enclosing_definition(dev, item.line - 1) if item.line <= len(dev) else None
+        holders = self.outline(self.snapshot.changed[item.path].before)
+        return holders[item.line - 1] if item.line <= len(holders) else None
+
+    def defined_elsewhere(self, name: bytes) -> list[str]:
+        """The changed files whose result defines function or class ``name``, sorted."""
+        if self._definitions is None:
+            self._definitions = {}
+            for path in sorted(self.snapshot.changed):
+                blob = self.snapshot.blobs.get(self.snapshot.changed[path].after or "", b"")
+                if not is_python(path) or is_binary(blob):
+                    continue
+                for found in set(_DEFINES.findall(blob)):
+                    self._definitions.setdefault(found, []).append(path)
+        return self._definitions.get(name, [])
+
+    def renamed_function(self, path: str, name: bytes) -> list[tuple[str, bytes]]:
+        """Where main moved dev's function ``name`` of ``path`` under another name: the
+        function main brought into a file (dev's version of that file lacks it) whose
+        lines hold most of its lines (:data:`_MOVED_SHARE`, by normal form), as
+        ``[(path, name)]`` or none."""
+        if (path, name) not in self._renamed:
+            dev_sha = self.snapshot.changed[path].before
+            lines = self.snapshot.lines(dev_sha)
+            mine = {
+                normal_form(lines[at])
+                for at in self.bodies(dev_sha).get(name, [])
+                if not is_trivial(lines[at])
+            }
+            hits: Counter[tuple[str, bytes]] = Counter()
+            for form in mine:
+                hits.update(self._function_lines().get(form, ()))
+            for place in list(hits):  # only a function main brought: dev's own is no move
+                if place[1] in self.bodies(self.snapshot.changed[place[0]].before):
+                    del hits[place]
+            best = max(sorted(hits), key=lambda place: hits[place], default=None)
+            found = best is not None and hits[best] >= max(2, _MOVED_SHARE * len(mine))
+            self._renamed[path, name] = [best] if found and best is not None else []
+        return self._renamed[path, name]
+
+    def _function_lines(self) -> dict[bytes, set[tuple[str, bytes]]]:
+        """Each normal-form line of a function in a Python file main changed, in the result
+        -> the functions holding it. Built once, when first asked."""
+        if self._functions_index is None:
+            self._functions_index = {}
+            for path in sorted(self.snapshot.on_main):
+                sha = self.snapshot.changed[path].after if path in self.snapshot.changed else None
+                if (
+                    sha is None
+                    or not is_python(path)
+                    or is_binary(self.snapshot.blobs.get(sha, b""))
+                ):
+                    continue
+                lines = self.snapshot.lines(sha)
+                for owner, held in self.bodies(sha).items():
+                    for at in held:
+                        if not is_trivial(lines[at]):
+                            self._functions_index.setdefault(normal_form(lines[at]), set()).add(
+                                (path, owner)
+                            )
+        return self._functions_index
+
+    def names_in(self, sha: str | None) -> set[bytes]:
+        """The identifiers of a blob (read once per blob)."""
+        key = sha or ""
+        if key not in self._names_in:
+            self._names_in[key] = identifiers(self.snapshot.blobs.get(key, b""))
+        return self._names_in[key]
+
+    def renamings(self, path: str) -> dict[bytes, tuple[bytes, int]]:
+        """The result's lines of ``path`` with one name main brought in made a hole:
+        that form -> (the name, its 1-based line). Built once per file."""
+        if path not in self._renamings:
+            change = self.snapshot.changed[path]
+            brought = self.names_in(self.snapshot.main_side(path)) - self.names_in(change.before)
+            table: dict[bytes, tuple[bytes, int]] = {}
+            for number, line in enumerate(self.snapshot.lines(change.after), start=1):
+                for name in sorted(identifiers(line) & brought):
+                    table.setdefault(_with_hole(normal_form(line), name), (name, number))
+            self._renamings[path] = table
+        return self._renamings[path]
+
+    def result_line(self, item: _Lost, number: int) -> bytes:
+        """Line ``number`` (1-based) of the result's version of ``item``'s file."""
+        return self.snapshot.lines(self.snapshot.changed[item.path].after)[number - 1]
+
+    def is_prose(self, item: _Lost) -> bool:
+        """Whether ``item`` is a comment line or part of a docstring (Python files)."""
+        if item.raw.lstrip().startswith(b"#"):
+            return True
+        if not is_python(item.path):
+            return False
+        sha = self.snapshot.changed[item.path].before or ""
+        if sha not in self._prose:
+            self._prose[sha] = docstring_lines(self.statements(sha))
+        return item.line - 1 in self._prose[sha]
+
+    def statements(self, sha: str | None) -> list[tuple[int, int, bytes]]:
+        """A Python blob's :func:`statement_keys` (read once per blob)."""
+        key = sha or ""
+        if key not in self._statements:
+            self._statements[key] = statement_keys(self.snapshot.lines(sha))
+        return self._statements[key]
+
+    def bodies(self, sha: str | None) -> dict[bytes, list[int]]:
+        """Each function or class of a blob -> the 0-based lines it owns (:meth:`owners`)."""
+        key = sha or ""
+        if key not in self._bodies:
+            table: dict[bytes, list[int]] = {}
+            for at, owner in enumerate(self.owners(sha)):
+                if owner is not None:
+                    table.setdefault(owner, []).append(at)
+            self._bodies[key] = table
+        return self._bodies[key]
+
+    def owners(self, sha: str | None) -> list[bytes | None]:
+        """:meth:`outline`, except that a ``def``/``class`` line belongs to what it defines."""
+        key = sha or ""
+        if key not in self._owners:
+            lines, holders = self.snapshot.lines(sha), self.outline(sha)
+            self._owners[key] = [
+                definition_name(line) or holder for line, holder in zip(lines, holders, strict=True)
+            ]
+        return self._owners[key]
+
+    def outline(self, sha: str | None) -> list[bytes | None]:
+        """The enclosing function or class of every line of a blob (read once per blob)."""
+        key = sha or ""
+        if key not in self._outlines:
+            self._outlines[key] = outline(self.snapshot.lines(sha))
+        return self._outlines[key]
 
     def main_names(self) -> set[bytes]:
         """The identifiers of main's version of every changed file: names main knows."""
@@ -455,7 +607,8 @@ def audit_sync(
         else:
             by_policy += ((item, decided) for item in placed)
     steps.check()
-    unexplained = _moved_or_reformatted(triage, pending)
+    unexplained = _rewrapped(triage, pending)
+    unexplained = _moved_or_reformatted(triage, unexplained)
     steps.check()
     unexplained = _reflowed(triage, unexplained)
     steps.check()
@@ -545,6 +698,66 @@ def _moved_or_reformatted(triage: _Triage, pending: list[_Lost]) -> list[_Lost]:
     return unexplained
 
 
+def _rewrapped(triage: _Triage, items: list[_Lost]) -> list[_Lost]:
+    """Classify the lines of Python statements the result holds wrapped another way."""
+
+    def found(path: str, lost: list[_Lost]) -> dict[int, int]:
+        return _rewrapped_lines(triage, path, lost) if is_python(path) else {}
+
+    return _reformatted_by_file(triage, items, found)
+
+
+def _reformatted_by_file(
+    triage: _Triage, items: list[_Lost], finder: Callable[[str, list[_Lost]], dict[int, int]]
+) -> list[_Lost]:
+    """Classify as reformatted the lines ``finder`` places in the result (one file's lost
+    lines -> their dev line: its result line); return the rest."""
+    by_path: dict[str, list[_Lost]] = {}
+    for item in items:
+        by_path.setdefault(item.path, []).append(item)
+    left: list[_Lost] = []
+    for path, lost in by_path.items():
+        found = finder(path, lost)
+        for item in lost:
+            if item.line in found:
+                triage.findings.append(
+                    _finding(item, Classification.REFORMATTED, evidence_line=found[item.line])
+                )
+            else:
+                left.append(item)
+    return left
+
+
+def _rewrapped_lines(triage: _Triage, path: str, lost: list[_Lost]) -> dict[int, int]:
+    """Lost dev lines (1-based) whose statement the result holds laid out otherwise ->
+    the result line where that statement starts."""
+    change = triage.snapshot.changed[path]
+    dev, result = triage.snapshot.lines(change.before), triage.snapshot.lines(change.after)
+    in_result: dict[bytes, list[tuple[int, int]]] = {}
+    for first, last, key in triage.statements(change.after):
+        in_result.setdefault(key, []).append((first, last))
+    statements = triage.statements(change.before)
+    on_dev = Counter(key for _, _, key in statements)
+    wanted = {item.line - 1 for item in lost}
+    found: dict[int, int] = {}
+    for first, last, key in statements:
+        here = [index for index in range(first, last + 1) if index in wanted]
+        if not here or not any(character.isalnum() for character in key.decode("latin-1")):
+            continue
+        # The result must keep as many copies of the statement as dev had: a
+        # common statement of a dropped test stays lost however it is wrapped.
+        if len(in_result.get(key, ())) < on_dev[key]:
+            continue
+        layout = [line.strip() for line in dev[first : last + 1]]
+        for start, end in in_result[key]:
+            # The same lines are the same statement: that copy is not this one's rewrap.
+            # (One line against one line differs in its comment only.)
+            if [line.strip() for line in result[start : end + 1]] != layout:
+                found.update((index + 1, start + 1) for index in here)
+                break
+    return found
+
+
 def _squeezed_form(line: bytes) -> bytes:
     return squeeze(line).replace(b"'", b'"')
 
@@ -591,22 +804,13 @@ def _gained_lines(snapshot: Snapshot, wanted: set[bytes]) -> dict[bytes, list[tu
 
 def _reflowed(triage: _Triage, items: list[_Lost]) -> list[_Lost]:
     """Classify the lines inside a statement a formatter reflowed; return the rest."""
-    by_path: dict[str, list[_Lost]] = {}
-    for item in items:
-        by_path.setdefault(item.path, []).append(item)
-    left: list[_Lost] = []
-    for path, lost in by_path.items():
+
+    def found(path: str, lost: list[_Lost]) -> dict[int, int]:
         change = triage.snapshot.changed[path]
         dev, result = triage.snapshot.lines(change.before), triage.snapshot.lines(change.after)
-        reflowed = _reflowed_lines(dev, result, lost)
-        for item in lost:
-            if item.line in reflowed:
-                triage.findings.append(
-                    _finding(item, Classification.REFORMATTED, evidence_line=reflowed[item.line])
-                )
-            else:
-                left.append(item)
-    return left
+        return _reflowed_lines(dev, result, lost)
+
+    return _reformatted_by_file(triage, items, found)
 
 
 def _reflowed_lines(dev: list[bytes], result: list[bytes], lost: list[_Lost]) -> dict[int, int]:
@@ -636,6 +840,7 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
     main_regions = changed_regions(git, base, triage.slice_tip, paths) if base else {}
     versions: dict[int, SimilarLines] = {}  # id(region) -> its added lines, indexed once
     first = len(triage.findings)
+    comments: list[int] = []  # comment lines excused by their function's rewrite
     for item in items:
         removed_by = changes.removals.get(item.path, {}).get(item.raw)
         if removed_by is not None:
@@ -652,6 +857,16 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
             triage.findings.append(_finding(item, Classification.STILL_REFERENCED, detail=detail))
             continue
         hunk = _taken_as_main(triage, item)
+        moved = _moved_with_its_function(triage, item)
+        if moved is not None:
+            carried, path, number = moved
+            triage.findings.append(
+                _finding(
+                    item, Classification.MOVED, other_path=path, evidence_line=number,
+                    detail=f"{decode(carried)}()",
+                )
+            )  # fmt: skip
+            continue
         dropped = _in_a_dropped_definition(triage, item)
         if dropped is not None:
             # The whole function or class the line belongs to is gone, under its
@@ -665,6 +880,23 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
             region = superseding(
                 span, main_regions.get(item.path, ()), partial(_has_a_version, versions, item.raw)
             )
+        renamed = _renamed_by_main(triage, item) if region is None else None
+        if renamed is not None:
+            (old, new), number = renamed
+            added = changes.additions.get(item.path, {}).get(triage.result_line(item, number))
+            triage.findings.append(
+                _finding(
+                    item, Classification.SUPERSEDED,
+                    commit=added[0] if added else None, subject=added[1] if added else None,
+                    evidence_line=number, detail=f"renamed {decode(old)} to {decode(new)}",
+                )
+            )  # fmt: skip
+            continue
+        function = None
+        if region is None:
+            rewrite = _function_main_rewrote(triage, item, main_regions.get(item.path, ()))
+            if rewrite is not None:
+                function, region = rewrite
         if region is None:
             # main did not rewrite this code: dropping it, even as part of a hunk
             # taken as main, is the classic accident (DOMAIN.md).
@@ -672,9 +904,178 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
             continue
         sha, subject = _who_changed(changes, item.path, region)
         kind = Classification.TAKEN_AS_MAIN if hunk else Classification.SUPERSEDED
-        triage.findings.append(_finding(item, kind, commit=sha, subject=subject, detail=hunk))
+        where = hunk or (f"{decode(function)}()" if function is not None else None)
+        if function is not None and item.raw.lstrip().startswith(b"#"):
+            comments.append(len(triage.findings))
+        triage.findings.append(_finding(item, kind, commit=sha, subject=subject, detail=where))
+    _comments_follow_their_code(triage, comments)
     if base:
         _stale_copies(triage, base, first)
+
+
+def _comments_follow_their_code(triage: _Triage, comments: list[int]) -> None:
+    """A comment excused only because main rewrote its function is an accident after all
+    when the code it introduces is one: a dev feature lost with its explanation.
+
+    The code a comment introduces: the lines after it and its neighbouring
+    comments, up to the next blank line or comment (at most
+    :data:`_INTRODUCED` lines).
+    """
+    accidents = {(found.path, found.line) for found in triage.findings if found.is_accident}
+    for at in comments:
+        found = triage.findings[at]
+        dev = triage.snapshot.lines(triage.snapshot.changed[found.path].before)
+        code = found.line  # 0-based index of the line after the comment
+        while code < len(dev) and dev[code].lstrip().startswith(b"#"):
+            code += 1
+        end = code
+        while (
+            end < min(len(dev), code + _INTRODUCED)
+            and not is_blank(dev[end])
+            and not dev[end].lstrip().startswith(b"#")  # the next comment's code
+        ):
+            end += 1
+        if any((found.path, line + 1) in accidents for line in range(code, end)):
+            triage.findings[at] = replace(
+                found, classification=Classification.ACCIDENT, commit=None, subject=None,
+                detail=None,
+            )  # fmt: skip
+
+
+# A def or class line, anywhere in a blob.
+_DEFINES = re.compile(rb"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+# A function main moved under a new name: the new one holds this share of its lines.
+_MOVED_SHARE = 0.5
+# The most code lines a comment is taken to introduce.
+_INTRODUCED = 12
+# A code line main's rewrite of its function kept: this share of its words is still there.
+_KEPT_WORDS = 0.75
+
+
+def _function_main_rewrote(
+    triage: _Triage, item: _Lost, main_regions: Sequence[Region]
+) -> tuple[bytes, Region] | None:
+    """The function holding ``item`` and main's change to it, when main rewrote that function
+    in the slice, the result holds main's version, and ``item`` is prose (a comment, a
+    docstring) or code whose words that version still holds (renamed locals, a new argument).
+
+    The line-by-line test (:func:`superseding`) misses a rewrite that moved
+    things around inside the function; this one looks at the whole body.
+    """
+    # A def line belongs to its own function here: main extended the signature.
+    name = definition_name(item.raw) or triage.holder(item)
+    if name is None or not main_regions:
+        return None
+    change = triage.snapshot.changed[item.path]
+    result = triage.snapshot.lines(change.after)
+    kept = triage.bodies(change.after).get(name, [])
+    if not kept:
+        return None  # gone from this file: :func:`_moved_with_its_function` asks elsewhere
+    on_main = triage.owners(triage.snapshot.main_side(item.path))
+    region = next((r for r in main_regions if _touches(r, on_main, name)), None)
+    if region is None:
+        return None
+    if triage.is_prose(item):
+        return name, region
+    if any(normal_form(result[at]) == normal_form(item.raw) for at in kept):
+        return None  # a copy dev had more of: the count is what was lost
+    theirs = _function_words(triage, change.after, name)
+    dev_sha = change.before
+    brought = _function_words(triage, triage.snapshot.main_side(item.path), name) - (
+        _function_words(triage, dev_sha, name)
+    )
+    if _kept_words(item.raw, theirs, brought):
+        return name, region
+    return None
+
+
+def _function_words(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:
+    """The words of function ``name``'s lines in a blob."""
+    if (sha or "", name) not in triage.function_words:
+        lines = triage.snapshot.lines(sha)
+        held = triage.bodies(sha).get(name, [])
+        triage.function_words[sha or "", name] = frozenset().union(
+            *(words(lines[at]) for at in held)
+        )
+    return triage.function_words[sha or "", name]
+
+
+def _kept_words(line: bytes, theirs: frozenset[bytes], brought: frozenset[bytes]) -> bool:
+    """Whether a rewrite whose words are ``theirs`` kept ``line``: most of its words are
+    there, and each missing one is a name the rewrite could have renamed it to (``brought``:
+    names main's version brought in). A missing name with nothing to stand for it is
+    dev's addition dropped (a term dropped from a sum)."""
+    mine = words(line)
+    missing = mine - theirs
+    if not mine or len(mine) - len(missing) < _KEPT_WORDS * len(mine):
+        return False
+    names_brought = {word for word in brought if not word[:1].isdigit()}
+    return all(not word[:1].isdigit() for word in missing) and len(missing) <= len(names_brought)
+
+
+def _moved_with_its_function(triage: _Triage, item: _Lost) -> tuple[bytes, str, int] | None:
+    """``(function, path, line)`` when main moved the function holding ``item`` into another
+    file (the slice brought its definition there), the result's file no longer defines it,
+    and ``item`` is prose or code whose words the moved function still holds."""
+    name = definition_name(item.raw) or triage.holder(item)
+    if name is None:
+        return None
+    change = triage.snapshot.changed[item.path]
+    if name in triage.bodies(change.after):
+        return None
+    places = [
+        (path, name)
+        for path in triage.defined_elsewhere(name)
+        if path != item.path and name not in triage.bodies(triage.snapshot.changed[path].before)
+    ]  # dev had it there too: not main's move
+    if not places:
+        places = triage.renamed_function(item.path, name)
+    for path, new_name in places:
+        other = triage.snapshot.changed[path]
+        kept = triage.bodies(other.after)[new_name]
+        theirs = _function_words(triage, other.after, new_name)
+        brought = theirs - _function_words(triage, change.before, name)
+        if triage.is_prose(item) or _kept_words(item.raw, theirs, brought):
+            return new_name, path, kept[0] + 1
+    return None
+
+
+def _renamed_by_main(triage: _Triage, item: _Lost) -> tuple[tuple[bytes, bytes], int] | None:
+    """``((old, new), result line)`` when the result holds ``item`` with one name renamed
+    the way main renamed it: ``old`` is gone from main's version of the file, ``new``
+    is a name main brought in (dev's file never had it).
+
+    Not for a ``def`` or ``class`` line: a definition under a new name with
+    another body is main's own, not dev's renamed (its body says which).
+    """
+    if item.raw.lstrip().startswith((b"def ", b"async def ", b"class ")):
+        return None
+    on_main = triage.names_in(triage.snapshot.main_side(item.path))
+    candidates = sorted(identifiers(item.raw) - on_main)
+    if not candidates:
+        return None
+    index = triage.renamings(item.path)
+    form = normal_form(item.raw)
+    for old in candidates:
+        found = index.get(_with_hole(form, old))
+        if found is not None:
+            new, number = found
+            return (old, new), number
+    return None
+
+
+def _with_hole(form: bytes, name: bytes) -> bytes:
+    """``form`` with every whole-word ``name`` replaced by a hole."""
+    return re.sub(rb"\b" + re.escape(name) + rb"\b", b"\x00", form)
+
+
+def _touches(region: Region, holders: Sequence[bytes | None], name: bytes) -> bool:
+    """Whether main's ``region`` changed lines of function ``name`` (``holders``: main's file)."""
+    if region.new_count == 0:  # a deletion after line new_start: look at both neighbours
+        around = (region.new_start - 1, region.new_start)
+        return any(0 <= at < len(holders) and holders[at] == name for at in around)
+    span = range(region.new_start - 1, min(len(holders), region.new_start - 1 + region.new_count))
+    return any(holders[at] == name for at in span)
 
 
 def _has_a_version(versions: dict[int, SimilarLines], line: bytes, region: Region) -> bool:

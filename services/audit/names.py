@@ -174,28 +174,54 @@ class SimilarLines:
 _DEF = re.compile(rb"^(\s*)(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")
 
 
-def enclosing_definition(lines: Sequence[bytes], index: int) -> bytes | None:
-    """The name of the function or class whose body holds ``lines[index]`` (0-based), if any.
+def definition_name(line: bytes) -> bytes | None:
+    """The function or class a ``def`` or ``class`` line starts, if it starts one."""
+    match = _DEF.match(line)
+    return match.group(2) if match is not None else None
 
-    The nearest ``def`` or ``class`` above it that is indented less than it
-    (blank lines and deeper lines do not end a body).
+
+def enclosing_definition(lines: Sequence[bytes], index: int) -> bytes | None:
+    """The name of the function or class whose body holds ``lines[index]`` (0-based), if any."""
+    return outline(lines)[index]
+
+
+def outline(lines: Sequence[bytes]) -> list[bytes | None]:
+    """For every line, the function or class whose body holds it (None: none, or blank).
+
+    The nearest ``def`` or ``class`` above a line and indented less than it,
+    through any ``if``/``for``/``with`` blocks in between; a block at the
+    left margin that is not a definition ends the search. Blank lines and
+    deeper lines do not end a body, and a line opening with a closing bracket
+    (a signature's ``):``) belongs to the line that opened the bracket. One
+    pass, keeping the chain of enclosing lines (strictly less indented, top
+    to bottom) on a stack.
     """
-    line = lines[index]
-    if not line.strip():
-        return None
-    indent = len(line) - len(line.lstrip())
-    for above in range(index - 1, -1, -1):
-        text = lines[above]
-        if not text.strip():
+    chain: list[tuple[int, bytes | None]] = []  # (indent, the name it defines, if any)
+    out: list[bytes | None] = []
+    for line in lines:
+        stripped = line.lstrip()
+        if not stripped.strip():
+            out.append(None)
             continue
-        depth = len(text) - len(text.lstrip())
-        if text.lstrip()[:1] in (b")", b"]", b"}"):
-            continue  # the end of a bracket (a signature's "):") belongs to the line that opened it
-        if depth < indent:
-            match = _DEF.match(text)
-            if match is not None:
-                return match.group(2)
-            indent = depth  # an if/for/with block: keep looking above it
-        if depth == 0 and indent == 0:
+        indent = len(line) - len(stripped)
+        closer = stripped[:1] in (b")", b"]", b"}")
+        if not closer:
+            while chain and chain[-1][0] >= indent:
+                chain.pop()
+        out.append(_innermost(chain, indent))
+        if not closer:
+            match = _DEF.match(line)
+            chain.append((indent, match.group(2) if match is not None else None))
+    return out
+
+
+def _innermost(chain: Sequence[tuple[int, bytes | None]], indent: int) -> bytes | None:
+    """The nearest definition in ``chain`` above ``indent``; None past a plain margin block."""
+    for depth, name in reversed(chain):
+        if depth >= indent:
+            continue  # only a closing-bracket line sees entries this deep
+        if name is not None:
+            return name
+        if depth == 0:
             return None
     return None
