@@ -348,3 +348,33 @@ def test_a_function_main_moved_to_another_file_under_a_new_name_is_moved(
     assert finding(audit, "# swap the layout before the exchange").classification is (
         Classification.MOVED
     )
+
+
+def test_base_code_dev_only_rewrapped_and_main_removed_is_removed_on_main(
+    tmp_path: Path,
+) -> None:
+    # The base's long call; dev ran a formatter over it; main deleted the option.
+    base = {"args.py": "def add(p):\n    p.add('--workers', type=int, default=4, help='n')\n"}
+    wrapped = "    p.add(\n        '--workers', type=int, default=4, help='n'\n    )\n"
+    dev = {"args.py": "def add(p):\n" + wrapped}
+    main = {"args.py": "def add(p):\n    p.add('--lag', type=int)\n"}
+    sync = build(tmp_path / "r", base, dev, main, main)
+    lost = finding(sync.audit(), "'--workers', type=int, default=4, help='n'")
+    assert lost.classification is Classification.REMOVED_ON_MAIN
+    assert lost.commit == sync.slice_tip and "dev had only rewrapped it" in lost.evidence
+
+
+def test_a_statement_main_kept_with_its_locals_renamed_is_superseded(tmp_path: Path) -> None:
+    base = {"t.py": "def test_swap(a):\n    assert a\n"}
+    dev = {
+        "t.py": "def test_swap(a):\n    first = make(a)\n    second = run(first, mode=2)\n"
+        "    assert check(second, first)\n"
+    }
+    main = {
+        "t.py": "def test_swap(a):\n    one = make(a)\n    two = run(one, mode=2)\n"
+        "    assert check(two, one)\n"
+    }
+    sync = build(tmp_path / "r", base, dev, main, main)
+    audit = sync.audit()
+    for text in ("second = run(first, mode=2)", "assert check(second, first)"):
+        assert finding(audit, text).classification is Classification.SUPERSEDED, text

@@ -84,7 +84,9 @@ from syncdesk.services.audit.names import (
     definition_name,
     identifiers,
     imported_names,
-    outline,
+    local_names,
+    outline_and_owners,
+    shape,
     words,
 )
 from syncdesk.services.audit.policy import AuditPolicy
@@ -171,6 +173,8 @@ class LostLine:
     def evidence(self) -> str:
         """Why the finding has its classification, in one line safe to show."""
         kind, commit = self.classification, f"{(self.commit or '')[:8]} {self.subject or ''}"
+        if kind is Classification.REMOVED_ON_MAIN and self.detail:
+            return f"removed on main by {commit} ({one_line(self.detail)})".replace("  (", " (")
         if kind is Classification.REMOVED_ON_MAIN:
             return f"removed on main by {commit}".rstrip()
         if kind is Classification.SUPERSEDED and self.detail and self.detail.startswith("renamed"):
@@ -347,6 +351,8 @@ class _Triage:
     _prose: dict[str, set[int]] = field(default_factory=dict)
     _statements: dict[str, list[tuple[int, int, bytes]]] = field(default_factory=dict)
     _bodies: dict[str, dict[bytes, list[int]]] = field(default_factory=dict)
+    _statement_of: dict[str, dict[int, bytes]] = field(default_factory=dict)
+    _removed_statements: dict[str, dict[bytes, Region]] = field(default_factory=dict)
     function_words: dict[tuple[str, bytes], frozenset[bytes]] = field(default_factory=dict)
     _names_in: dict[str, set[bytes]] = field(default_factory=dict)
     _definitions: dict[bytes, list[str]] | None = None
@@ -428,21 +434,25 @@ class _Triage:
         return self._renamed[path, name]
 
     def _function_lines(self) -> dict[bytes, set[tuple[str, bytes]]]:
-        """Each normal-form line of a function in a Python file main changed, in the result
-        -> the functions holding it. Built once, when first asked."""
+        """Each normal-form line of a function main brought into a Python file (the
+        result defines it, dev's version of the file does not) -> the functions
+        holding it. Built once, when first asked; a cheap look at every changed
+        file's ``def`` lines first, so only files with such functions are outlined."""
         if self._functions_index is None:
             self._functions_index = {}
             for path in sorted(self.snapshot.on_main):
-                sha = self.snapshot.changed[path].after if path in self.snapshot.changed else None
-                if (
-                    sha is None
-                    or not is_python(path)
-                    or is_binary(self.snapshot.blobs.get(sha, b""))
-                ):
+                change = self.snapshot.changed.get(path)
+                if change is None or change.after is None or not is_python(path):
                     continue
-                lines = self.snapshot.lines(sha)
-                for owner, held in self.bodies(sha).items():
-                    for at in held:
+                after = self.snapshot.blobs.get(change.after, b"")
+                before = self.snapshot.blobs.get(change.before or "", b"")
+                brought = set(_DEFINES.findall(after)) - set(_DEFINES.findall(before))
+                if not brought or is_binary(after):
+                    continue
+                lines = self.snapshot.lines(change.after)
+                bodies = self.bodies(change.after)
+                for owner in sorted(brought):
+                    for at in bodies.get(owner, ()):
                         if not is_trivial(lines[at]):
                             self._functions_index.setdefault(normal_form(lines[at]), set()).add(
                                 (path, owner)
@@ -491,6 +501,26 @@ class _Triage:
             self._statements[key] = statement_keys(self.snapshot.lines(sha))
         return self._statements[key]
 
+    def statement_key(self, sha: str | None, index: int) -> bytes | None:
+        """The key of the statement holding line ``index`` (0-based) of a Python blob."""
+        key = sha or ""
+        if key not in self._statement_of:
+            table: dict[int, bytes] = {}
+            for first, last, statement in self.statements(sha):
+                table.update((at, statement) for at in range(first, last + 1))
+            self._statement_of[key] = table
+        return self._statement_of[key].get(index)
+
+    def removed_statements(self, path: str, regions: Sequence[Region]) -> dict[bytes, Region]:
+        """The keys of the statements main's ``regions`` of ``path`` removed whole."""
+        if path not in self._removed_statements:
+            table: dict[bytes, Region] = {}
+            for region in regions:
+                for _, _, statement in statement_keys(region.removed):
+                    table.setdefault(statement, region)
+            self._removed_statements[path] = table
+        return self._removed_statements[path]
+
     def bodies(self, sha: str | None) -> dict[bytes, list[int]]:
         """Each function or class of a blob -> the 0-based lines it owns (:meth:`owners`)."""
         key = sha or ""
@@ -504,19 +534,14 @@ class _Triage:
 
     def owners(self, sha: str | None) -> list[bytes | None]:
         """:meth:`outline`, except that a ``def``/``class`` line belongs to what it defines."""
-        key = sha or ""
-        if key not in self._owners:
-            lines, holders = self.snapshot.lines(sha), self.outline(sha)
-            self._owners[key] = [
-                definition_name(line) or holder for line, holder in zip(lines, holders, strict=True)
-            ]
-        return self._owners[key]
+        self.outline(sha)
+        return self._owners[sha or ""]
 
     def outline(self, sha: str | None) -> list[bytes | None]:
         """The enclosing function or class of every line of a blob (read once per blob)."""
         key = sha or ""
         if key not in self._outlines:
-            self._outlines[key] = outline(self.snapshot.lines(sha))
+            self._outlines[key], self._owners[key] = outline_and_owners(self.snapshot.lines(sha))
         return self._outlines[key]
 
     def main_names(self) -> set[bytes]:
@@ -856,6 +881,16 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
             detail = decode(name)
             triage.findings.append(_finding(item, Classification.STILL_REFERENCED, detail=detail))
             continue
+        removal = _removed_as_dev_wrapped_it(triage, item, main_regions.get(item.path, ()))
+        if removal is not None:
+            sha, subject = _who_changed(changes, item.path, removal)
+            triage.findings.append(
+                _finding(
+                    item, Classification.REMOVED_ON_MAIN, commit=sha, subject=subject,
+                    detail="dev had only rewrapped it",
+                )
+            )  # fmt: skip
+            continue
         hunk = _taken_as_main(triage, item)
         moved = _moved_with_its_function(triage, item)
         if moved is not None:
@@ -911,6 +946,20 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
     _comments_follow_their_code(triage, comments)
     if base:
         _stale_copies(triage, base, first)
+
+
+def _removed_as_dev_wrapped_it(
+    triage: _Triage, item: _Lost, main_regions: Sequence[Region]
+) -> Region | None:
+    """main's change that removed the statement holding ``item``, when dev had only
+    rewrapped or reformatted that statement of the merge base (its key is the key of a
+    statement main removed): base code main deleted, not dev's work."""
+    if not main_regions or not is_python(item.path):
+        return None
+    key = triage.statement_key(triage.snapshot.changed[item.path].before, item.line - 1)
+    if key is None or not any(character.isalnum() for character in key.decode("latin-1")):
+        return None
+    return triage.removed_statements(item.path, main_regions).get(key)
 
 
 def _comments_follow_their_code(triage: _Triage, comments: list[int]) -> None:
@@ -986,7 +1035,30 @@ def _function_main_rewrote(
     )
     if _kept_words(item.raw, theirs, brought):
         return name, region
+    # The same statement with the function's own names renamed (a test main
+    # brought upstream with new local names).
+    mine = shape(item.raw, _locals(triage, change.before, name))
+    if mine is not None and mine in _shapes(triage, change.after, name):
+        return name, region
     return None
+
+
+def _locals(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:
+    """The local names of function ``name`` in a blob; none for a class, whose names
+    (fields, attributes) are what others use."""
+    lines = triage.snapshot.lines(sha)
+    held = triage.bodies(sha).get(name, [])
+    if not held or lines[held[0]].lstrip().startswith(b"class"):
+        return frozenset()
+    return local_names(lines[at] for at in held)
+
+
+def _shapes(triage: _Triage, sha: str | None, name: bytes) -> set[bytes]:
+    """The :func:`shape` of every line of function ``name`` in a blob."""
+    lines = triage.snapshot.lines(sha)
+    local = _locals(triage, sha, name)
+    held = triage.bodies(sha).get(name, [])
+    return {found for at in held if (found := shape(lines[at], local)) is not None}
 
 
 def _function_words(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:

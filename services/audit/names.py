@@ -196,23 +196,37 @@ def outline(lines: Sequence[bytes]) -> list[bytes | None]:
     pass, keeping the chain of enclosing lines (strictly less indented, top
     to bottom) on a stack.
     """
+    return outline_and_owners(lines)[0]
+
+
+def outline_and_owners(lines: Sequence[bytes]) -> tuple[list[bytes | None], list[bytes | None]]:
+    """:func:`outline`, and the same where a ``def``/``class`` line belongs to what it
+    defines (its owner), computed in the one pass."""
     chain: list[tuple[int, bytes | None]] = []  # (indent, the name it defines, if any)
     out: list[bytes | None] = []
+    owners: list[bytes | None] = []
     for line in lines:
         stripped = line.lstrip()
         if not stripped.strip():
             out.append(None)
+            owners.append(None)
             continue
         indent = len(line) - len(stripped)
         closer = stripped[:1] in (b")", b"]", b"}")
         if not closer:
             while chain and chain[-1][0] >= indent:
                 chain.pop()
-        out.append(_innermost(chain, indent))
-        if not closer:
-            match = _DEF.match(line)
-            chain.append((indent, match.group(2) if match is not None else None))
-    return out
+        holder = _innermost(chain, indent)
+        out.append(holder)
+        if closer:
+            owners.append(holder)
+            continue
+        # Only a line starting "def", "class" or "async" can define (a cheap test first).
+        match = _DEF.match(line) if stripped[:1] in (b"d", b"c", b"a") else None
+        name = match.group(2) if match is not None else None
+        owners.append(name or holder)
+        chain.append((indent, name))
+    return out, owners
 
 
 def _innermost(chain: Sequence[tuple[int, bytes | None]], indent: int) -> bytes | None:
@@ -225,3 +239,38 @@ def _innermost(chain: Sequence[tuple[int, bytes | None]], indent: int) -> bytes 
         if depth == 0:
             return None
     return None
+
+
+# ``a = ...``, ``a, b = ...``, ``a: T = ...``, ``a += ...``: the names a line assigns.
+_ASSIGNED = re.compile(
+    rb"^\s*([A-Za-z_][\w]*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=]*)?[-+*/|&]?=(?!=)"
+)
+_LOOP_OR_WITH = re.compile(rb"^\s*(?:for\s+([\w\s,]+?)\s+in\b|with\s.*\bas\s+(\w+))")
+_HOLE = b"\x00"
+
+
+def local_names(lines: Iterable[bytes]) -> frozenset[bytes]:
+    """The names a function's lines bind: its parameters, assignment, loop and ``with``
+    targets. Renaming them changes nothing outside the function."""
+    found: set[bytes] = set()
+    for line in lines:
+        if (match := _DEFINITIONS[0].match(line)) is not None:
+            found.update(p.group(1) for p in _PARAMETER.finditer(match.group(2)))
+        elif (match := _ASSIGNED.match(line)) is not None:
+            found.update(_IDENTIFIER.findall(match.group(1)))
+        elif (match := _LOOP_OR_WITH.match(line)) is not None:
+            found.update(_IDENTIFIER.findall(match.group(1) or match.group(2) or b""))
+    return frozenset(found - {b"self", b"cls"})
+
+
+def shape(line: bytes, local: frozenset[bytes]) -> bytes | None:
+    """The line without whitespace, one quote style, each of ``local`` a hole: two
+    versions of a statement that differ only in local names have one shape. None when
+    too little is left to say anything (fewer than two words that are not holes)."""
+    if len(words(line) - local) < _FEWEST_SHAPED:
+        return None
+    shaped = _IDENTIFIER.sub(lambda m: _HOLE if m.group() in local else m.group(), line.strip())
+    return b"".join(shaped.replace(b"'", b'"').split())
+
+
+_FEWEST_SHAPED = 2
