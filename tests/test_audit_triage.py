@@ -315,9 +315,7 @@ def test_a_name_main_renamed_is_followed(tmp_path: Path) -> None:
     base2 = {"cfg.py": "class Config:\n    size: int = 1\n"}
     dev2 = {"cfg.py": "class Config:\n    size: int = 1\n    pad_variable_tokens: bool = True\n"}
     main2 = {"cfg.py": "class Config:\n    size: int = 1\n    pad_uneven_inputs: bool = False\n"}
-    result2 = {
-        "cfg.py": "class Config:\n    size: int = 1\n    pad_uneven_inputs: bool = True\n"
-    }
+    result2 = {"cfg.py": "class Config:\n    size: int = 1\n    pad_uneven_inputs: bool = True\n"}
     audit2 = build(tmp_path / "r2", base2, dev2, main2, result2).audit()
     followed = finding(audit2, "pad_variable_tokens: bool = True")
     assert followed.classification is Classification.SUPERSEDED
