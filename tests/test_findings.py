@@ -25,6 +25,7 @@ from syncdesk.services.review.parse import (
     parse_text,
 )
 from syncdesk.services.review.render import findings_to_json, findings_to_text
+from tests.reviewbuilders import inline_comment
 
 HEAD = "9f2c4e1a7b3d5f60718293a4b5c6d7e8f9012345"
 BASE = "1a2b3c4d5e6f708192a3b4c5d6e7f80912345678"
@@ -89,38 +90,10 @@ def blob(path: str, lines: str, ref: str = HEAD) -> str:
     return f"{BLOB}/{ref}/{path}#{lines}"
 
 
-def comment(
-    comment_id: int,
-    body: str,
-    *,
-    path: str = "lumen/inference/cache.py",
-    line: int | None = 30,
-    start_line: int | None = None,
-    original_line: int | None = None,
-    original_start_line: int | None = None,
-    review_id: int | None = 880022,
-    in_reply_to_id: int | None = None,
-    side: str | None = "RIGHT",
-    created_at: str = "2026-03-02T10:00:00Z",
-) -> ReviewComment:
-    return ReviewComment(
-        id=comment_id,
-        review_id=review_id,
-        user="lumen-review-bot",
-        body=body,
-        path=path,
-        line=line,
-        start_line=start_line,
-        side=side,
-        start_side=side,
-        commit_id=HEAD,
-        original_commit_id=BASE,
-        original_line=original_line,
-        original_start_line=original_start_line,
-        in_reply_to_id=in_reply_to_id,
-        diff_hunk="@@ -1,3 +1,3 @@",
-        created_at=created_at,
-    )
+def comment(comment_id: int, body: str, **fields) -> ReviewComment:
+    """An inline comment of the strict review on lumen's cache, at HEAD (BASE when outdated)."""
+    fields.setdefault("path", "lumen/inference/cache.py")
+    return inline_comment(comment_id, body, commit=HEAD, original_commit=BASE, **fields)
 
 
 def review(review_id: int, body: str, submitted_at: str) -> Review:
@@ -727,14 +700,14 @@ def test_cli_json(tmp_path):
     assert list(data) == ["findings"]
     assert [f["id"] for f in data["findings"]] == ["F4", "F5", "F7"]
     f5 = data["findings"][1]
-    assert list(f5) == ["id", "severity", "category", "title", "ranges", "status"]
+    assert list(f5) == ["id", "severity", "level", "category", "title", "ranges", "status"]
     assert f5["ranges"][0] == {
         "path": "lumen/inference/engine.py",
         "start": 40,
         "end": 58,
         "commit": BASE,
     }
-    assert (f5["severity"], f5["status"]) == ("IMPORTANT", "unresolved")
+    assert (f5["severity"], f5["level"], f5["status"]) == ("IMPORTANT", "high", "unresolved")
 
 
 def test_cli_text_from_stdin():

@@ -46,8 +46,8 @@ def suggest_disposition(
     lines the slice brought are fixed on main, dev's own on dev; older lines
     shared by both are fixed on main only when the file is main's exactly.
     """
-    if finding.status == "closed":
-        return Disposition.CLOSED, "the review says this finding is closed"
+    if finding.status in ("closed", "superseded"):
+        return Disposition.CLOSED, f"the review says this finding is {finding.status}"
     if not origins:
         return Disposition.UNDECIDED, "no cited lines"
     total = _total(origins)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from syncdesk.services.review.severity import Level, level_of
+
 
 class Origin(StrEnum):
     """Where a line of the head comes from, relative to the sync."""
@@ -41,7 +43,8 @@ class CitedRange:
     "LEFT" cites the pull request's base, not the head. ``outdated`` marks an
     inline comment GitHub no longer anchors to the current diff (its lines are
     the original ones). ``source`` says where the citation was found:
-    "link" (a blob URL ``#Lx-Ly``) or "inline" (a review comment).
+    "link" (a blob URL ``#Lx-Ly``), "prose" (``path:12``, ``path`` ... "line 12",
+    cited at the reviewed head) or "inline" (a review comment).
     """
 
     path: str
@@ -57,15 +60,17 @@ class CitedRange:
 class Finding:
     """One finding of a review.
 
-    ``id`` is the reviewer's own ("F7"), else generated ("R<review id>-<n>",
-    "C<comment id>"). ``status`` is a hint from the text: "unresolved"
-    (an "unresolved prior F7"), "closed" ("that finding is closed"), or "".
+    ``id`` is the reviewer's own ("F7", "R7", "#7"), else generated ("R<review id>-<n>",
+    "C<comment id>", "T<n>"). ``severity`` is the reviewer's word, upper case;
+    :attr:`level` places it on the one scale of :mod:`syncdesk.services.review.severity`.
+    ``status`` is a hint from the text: "unresolved" (an "unresolved prior F7"),
+    "closed" ("that finding is closed", "F7 is addressed"), "superseded", or "".
     ``review_id`` / ``comment_ids`` say where it was found (the top-level
     inline comments that hold it, whose threads a reply goes to).
     """
 
     id: str
-    severity: str  # "CRITICAL", "IMPORTANT", "SUGGESTION", ... upper case; "" when none
+    severity: str  # "CRITICAL", "IMPORTANT", "NON-BLOCKING", "NIT", ... upper case; "" when none
     category: str  # "Correctness", "Implementation", ... ; "" when none
     title: str
     body: str
@@ -73,6 +78,11 @@ class Finding:
     status: str = ""
     review_id: int | None = None
     comment_ids: tuple[int, ...] = ()
+
+    @property
+    def level(self) -> Level:
+        """The severity on the one scale: ``critical`` ... ``nit``, or none."""
+        return level_of(self.severity)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,99 +1,219 @@
 """Review findings parsed out of review bodies and inline comments.
 
-Review bots and people write findings in a few shapes, and a sync maintainer
-answers each one by its id across review rounds. This module reads them:
+Review bots and people write findings in many shapes, and a sync maintainer answers
+each one by its id across review rounds. The grammar is documented in
+``docs/findings.md``; in short:
 
-- a header line ``F6 — Title`` (em or en dash, hyphen, colon or period; markdown
-  ``###``, ``**...**``, bullets allowed) with the severity tag on a following
-  line, ``[IMPORTANT Compatibility] Failure: ...``;
-- the tag first, ``[CRITICAL Correctness] F1 — Title``;
-- ``Severity: high`` lines and ``(critical, correctness)`` tags;
-- text with tags but no ``F<n>`` header: one finding per tag, with a generated id;
-- status hints: ``unresolved prior F6`` marks F6 unresolved; ``prior F9's ...
-  is resolved``, ``That finding is closed``, ``F9 is fixed``, ``F9: closed``
-  mark F9 closed (a stub finding when F9 has no section of its own);
-- cited lines from blob links ``https://host/owner/repo/blob/<ref>/<path>#La-Lb``
-  anywhere in a finding's text.
+- a header with the reviewer's id ``F<n>``, ``R<n>`` or ``#<n>`` (``F6 — Title``,
+  ``### R07 — Title [IMPORTANT Correctness]``, ``**F1 (CRITICAL) — Title**``,
+  ``F3 [minor] ...``, ``<summary>R07 — Title</summary>``), graded by a tag on its
+  line or the next one (``[IMPORTANT Compatibility] Failure: ...``);
+- a tag with no id (``[CRITICAL Correctness] ...``, ``**[BLOCKING]** ...``,
+  ``Nit: ...``): one finding with a generated id;
+- each item of a list announced as findings ("Two non-blocking follow-ups:");
+- a table row whose id column names a finding, joined by id to its section;
+- status hints: ``unresolved prior F6``, ``F9 is fixed``, ``R3 is addressed``,
+  ``R3 is superseded by R9``, ``That finding is closed`` (a stub finding for an id
+  with no section of its own);
+- cited ranges from blob links and from prose (``path:12``, ``path#L3-L9``, a path
+  then "line 12"), the latter at the reviewed head;
+- a review or inline comment with none of these, and something to act on, is one
+  finding holding all of its text (:mod:`~syncdesk.services.review.remark`).
 
-Everything is parsed line by line with anchored or bounded patterns, so work
-grows linearly with the text: a hostile 2 MB review body cannot stall the UI.
+Work grows linearly with the text: a hostile 2 MB review body cannot stall the UI.
 Text is kept as GitHub sent it; show it with :mod:`syncdesk.services.sanitize`.
 
-The work is split by meaning: :mod:`syncdesk.services.review.grammar` (the line grammar:
-headers, tags, trailers), :mod:`syncdesk.services.review.scan` (sections and status
-hints of one text), :mod:`syncdesk.services.review.links` (cited ranges) and
-:mod:`syncdesk.services.review.render` (the JSON and text output). This module merges
-the findings of a pull request; every public name stays importable from here.
+The parts: :mod:`~syncdesk.services.review.reading` (markdown into plain lines),
+:mod:`~syncdesk.services.review.grammar` (the line grammar),
+:mod:`~syncdesk.services.review.severity` (the one scale),
+:mod:`~syncdesk.services.review.scan` (sections of one text),
+:mod:`~syncdesk.services.review.tables`, :mod:`~syncdesk.services.review.hints`,
+:mod:`~syncdesk.services.review.links` (cited ranges) and
+:mod:`~syncdesk.services.review.render` (the command's output). This module merges
+the findings of a pull request.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from syncdesk.services.github.models import Review, ReviewComment
-from syncdesk.services.review.grammar import first_sentence
-from syncdesk.services.review.links import blob_ranges, comment_range
+from syncdesk.services.review.actionable import nothing_to_act_on
+from syncdesk.services.review.links import comment_range
 from syncdesk.services.review.models import CitedRange, Finding
-from syncdesk.services.review.scan import scan_text, section_finding
+from syncdesk.services.review.remark import remark
+from syncdesk.services.review.scan import Scan, scan_text, section_finding
+from syncdesk.services.review.tables import IdRow
+
+_REVIEWER_ID = re.compile(r"(?:[FR]|#)\d+")
 
 
-def parse_text(text: str, *, review_id: int | None = None) -> list[Finding]:
-    """The findings of one review body or comment body, in the order they appear.
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One shape of finding the grammar reads, with texts written in it."""
 
-    Sections with an ``F<n>`` header keep the reviewer's id; without any such
-    header, each severity tag starts a finding ``R<review_id>-<n>`` (``T<n>``
-    when ``review_id`` is None). Status hints set ``status`` and make a stub
-    (empty body) for an id that has no section here. Never raises.
+    what: str
+    examples: tuple[str, ...]
+
+
+# What ``syncdesk findings`` says it looked for when it finds nothing (each example parses:
+# tests/test_findings_grammar.py holds them to it). docs/findings.md has the whole grammar.
+SHAPES = (
+    Shape(
+        "a header with the reviewer's id F<n>, R<n> or #<n>",
+        (
+            "F3 — Bound the queue",
+            "### R07 — Bound the queue [IMPORTANT Correctness]",
+            "**F1 (CRITICAL) — Bound the queue**",
+            "**F2: Bound the queue** (important)",
+            "F3 [minor] Bound the queue.",
+            "<details><summary>R07 — Bound the queue</summary>",
+        ),
+    ),
+    Shape(
+        "a severity tag, with or without an id",
+        (
+            "[CRITICAL Correctness] The queue is unbounded.",
+            "**[BLOCKING]** The queue is unbounded.",
+            "Nit: rename tmp2.",
+            "Severity: high",
+        ),
+    ),
+    Shape(
+        "a list whose lead-in announces findings",
+        ("Two non-blocking follow-ups:\n1. Bound the queue.\n2. Rename tmp2.",),
+    ),
+    Shape(
+        "a table row whose id column names a finding",
+        ("| ID | Priority | Title |\n|---|---|---|\n| R07 | Important | Bound the queue |",),
+    ),
+    Shape(
+        "a status hint on an earlier finding",
+        ("This is unresolved prior F6.", "F9 is fixed.", "R3 is superseded by R9."),
+    ),
+    Shape(
+        "prose that asks for something (kept whole, as one finding)",
+        ("The retry loop in engine.py never backs off after line 88.",),
+    ),
+)
+
+
+def parse_text(
+    text: str, *, review_id: int | None = None, head: str | None = None
+) -> list[Finding]:
+    """The findings the grammar recognises in one text, in the order they appear.
+
+    Sections with a reviewer's id keep it; without one, a finding gets
+    ``R<review_id>-<n>`` (``T<n>`` when ``review_id`` is None). Status hints set
+    ``status`` and make a stub (empty body) for an id that has no section here.
+    Ranges cited in prose name commit ``head`` (the reviewed head; None: the local
+    head). Prose that follows no shape gives nothing here: see :func:`review_findings`.
+    Never raises.
     """
+    return _findings(scan_text(text), review_id, head)
+
+
+def review_findings(
+    text: str, *, review_id: int | None = None, head: str | None = None
+) -> list[Finding]:
+    """The findings of one review body: :func:`parse_text`, and the body as one finding
+    when the grammar recognises none and it holds something to act on."""
     scan = scan_text(text)
-    prefix = "T" if review_id is None else f"R{review_id}-"
+    findings = _findings(scan, review_id, head)
+    if scan.sections or scan.rows:
+        return findings
+    whole = remark(scan, _generated_prefix(review_id) + "1", review_id, head)
+    return findings if whole is None else [*findings, whole]
+
+
+def _generated_prefix(review_id: int | None) -> str:
+    return "T" if review_id is None else f"R{review_id}-"
+
+
+def _findings(scan: Scan, review_id: int | None, head: str | None) -> list[Finding]:
     generated = 0
     for section in scan.sections:
         if not section.id:
             generated += 1
-            section.id = f"{prefix}{generated}"
+            section.id = f"{_generated_prefix(review_id)}{generated}"
     found: dict[str, Finding] = {}
     for section in scan.sections:
-        finding = section_finding(scan, section, review_id)
+        finding = section_finding(scan, section, review_id, head)
         old = found.get(finding.id)
         found[finding.id] = finding if old is None else _merge(old, finding)
-    for finding_id, hint in scan.hints.items():
+    first = {section.id: section.start for section in reversed(scan.sections)}
+    for finding_id, row in scan.rows.items():
+        if finding_id in found:
+            found[finding_id] = _with_row(found[finding_id], row, scan)
+            first[finding_id] = min(first[finding_id], row.start)
+        elif not nothing_to_act_on(row.text):
+            found[finding_id] = _row_finding(row, review_id, scan)
+            first[finding_id] = row.start
+    for finding_id, hint in scan.hints.by_id.items():
         if finding_id not in found:
             stub = Finding(finding_id, "", "", hint.title, "", status=hint.status)
             found[finding_id] = replace(stub, review_id=review_id)
-    first = {section.id: section.start for section in reversed(scan.sections)}
-    first.update({k: v for k, v in scan.seen.items() if k not in first or v < first[k]})
+    seen = scan.hints.seen
+    first.update({k: v for k, v in seen.items() if k not in first or v < first[k]})
     return sorted(found.values(), key=lambda finding: first[finding.id])
+
+
+def _with_row(finding: Finding, row: IdRow, scan: Scan) -> Finding:
+    """A section's finding with what its table row adds: severity, category, title, status."""
+    return replace(
+        finding,
+        severity=finding.severity or row.severity,
+        category=finding.category or row.category,
+        title=finding.title or row.title,
+        status=finding.status if finding.id in scan.hints.by_id else row.status,
+    )
+
+
+def _row_finding(row: IdRow, review_id: int | None, scan: Scan) -> Finding:
+    hint = scan.hints.by_id.get(row.id)
+    return Finding(
+        id=row.id,
+        severity=row.severity,
+        category=row.category,
+        title=row.title or row.text[:120],
+        body=row.text,
+        status=hint.status if hint else row.status,
+        review_id=review_id,
+    )
 
 
 def finding_from_comment(comment: ReviewComment) -> Finding | None:
     """The finding an inline comment holds, anchored at the lines it comments on.
 
-    The id is the body's ``F<n>`` if it names one, else ``C<comment id>``. A
-    top-level comment without any tag is still a finding (a person's remark on
-    those lines); a reply (``in_reply_to_id``) or an empty body is not.
-    An outdated comment cites its original lines on its original commit.
+    The id is the body's own (``F<n>``) if it names one, else ``C<comment id>``. A
+    top-level comment with no finding shape is still a finding (a person's remark on
+    those lines) unless it has nothing to act on ("Thanks, LGTM"); a reply
+    (``in_reply_to_id``) or an empty body is not. Ranges cited in prose name the
+    comment's commit. An outdated comment cites its original lines on its original commit.
     """
     if comment.in_reply_to_id is not None or not comment.body.strip():
         return None
     scan = scan_text(comment.body)
     anchor = comment_range(comment)
     own = (anchor,) if anchor is not None else ()
+    head = comment.commit_id or comment.original_commit_id or None
+    finding: Finding | None
     if scan.sections:
         section = scan.sections[0]
+        section.end = max(section.end, scan.sections[-1].end)  # one comment, one finding
         # "[HIGH Correctness] ... This is unresolved prior F4." re-raises F4
-        reraised = [key for key, hint in scan.hints.items() if hint.status == "unresolved"]
+        reraised = [key for key, hint in scan.hints.by_id.items() if hint.status == "unresolved"]
         section.id = section.id or (reraised[0] if reraised else f"C{comment.id}")
-        finding = section_finding(scan, section, comment.review_id)
-    elif scan.hints:
-        finding_id, hint = next(iter(scan.hints.items()))
+        finding = section_finding(scan, section, comment.review_id, head)
+    elif scan.hints.by_id:
+        finding_id, hint = next(iter(scan.hints.by_id.items()))
         finding = Finding(finding_id, "", "", hint.title, "", status=hint.status)
     else:
-        body = comment.body.strip()
-        finding = Finding(f"C{comment.id}", "", "", first_sentence(body), body)
-        finding = replace(finding, ranges=tuple(blob_ranges(body, 0, len(body))))
+        finding = remark(scan, f"C{comment.id}", comment.review_id, head)
+    if finding is None:
+        return None
     return replace(
         finding,
         ranges=_union(own, finding.ranges),
@@ -105,18 +225,20 @@ def finding_from_comment(comment: ReviewComment) -> Finding | None:
 def collect_findings(reviews: Sequence[Review], comments: Sequence[ReviewComment]) -> list[Finding]:
     """Every finding of a pull request, one per id, merged across review rounds.
 
-    Reviews are read oldest first (by ``submitted_at``); each inline comment
-    right after the body of its review. A later mention wins for the text,
-    title, severity and status; cited ranges and comment ids are unioned. A
-    stub (a bare "F9 is closed") never erases a real title, and a later full
-    section with no status hint reopens a finding earlier marked closed.
-    Sorted F1, F2, ..., F10, then the generated ids.
+    Reviews are read oldest first (by ``submitted_at``), each with
+    :func:`review_findings` at the commit it reviewed; each inline comment right
+    after the body of its review. A later mention wins for the text, title,
+    severity and status; cited ranges and comment ids are unioned. A stub (a bare
+    "F9 is closed") never erases a real title, and a later full section with no
+    status hint reopens a finding earlier marked closed. Sorted by
+    :func:`natural_key`: the reviewers' ids, then the generated ones.
     """
     submitted = {review.id: review.submitted_at for review in reviews}
     events: list[tuple[tuple[str, int, str, int], list[Finding]]] = []
     for review in reviews:
         key = (review.submitted_at, 0, "", review.id)
-        events.append((key, parse_text(review.body, review_id=review.id)))
+        found = review_findings(review.body, review_id=review.id, head=review.commit_id)
+        events.append((key, found))
     for comment in comments:
         finding = finding_from_comment(comment)
         if finding is not None:
@@ -132,10 +254,12 @@ def collect_findings(reviews: Sequence[Review], comments: Sequence[ReviewComment
 
 
 def natural_key(finding_id: str) -> tuple[tuple[int, int, str], ...]:
-    """Sort key: F1 < F2 < F10, and every ``F<n>`` before the generated ids."""
-    head = (0, 0, "") if re.fullmatch(r"F\d+", finding_id) else (1, 0, "")
+    """Sort key: F1 < F2 < F10 < R1 < #1, and every reviewer's id before the generated ids."""
+    reviewers = _REVIEWER_ID.fullmatch(finding_id) is not None
+    head = (0, 0, "") if reviewers else (1, 0, "")
+    order = {"F": "0", "R": "1", "#": "2"} if reviewers else {}
     parts = (
-        (0, int(part), "") if part.isdigit() else (1, 0, part)
+        (0, int(part), "") if part.isdigit() else (1, 0, order.get(part, part))
         for part in re.split(r"(\d+)", finding_id)
         if part
     )

@@ -35,6 +35,7 @@ from syncdesk.services.review.dispositions import (
 from syncdesk.services.review.models import Disposition, Finding, RangeOrigin
 from syncdesk.services.review.origin import classify_ranges
 from syncdesk.services.review.parse import collect_findings
+from syncdesk.services.review.paths import resolve_cited_paths
 from syncdesk.services.review.reply import ReplyRow, compose_reply, thread_reply
 from syncdesk.services.sanitize import decode
 from syncdesk.services.sync.anatomy import find_sync_merge
@@ -90,6 +91,8 @@ def load_findings(
     pr = client.pull_request(pull_number(session, link, client), steps=steps)
     steps("Parsing the findings")
     findings = collect_findings(pr.reviews, pr.review_comments)
+    # "batcher.py line 40" in prose: the file's path in the head's tree
+    findings = resolve_cited_paths(session.git, session.refs.head, findings)
     threads: dict[int, ThreadState] = {}
     notes: list[str] = []
     if any(f.comment_ids for f in findings):

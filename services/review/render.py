@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from syncdesk.services.review.models import Finding
+from syncdesk.services.review.parse import SHAPES
 from syncdesk.services.sanitize import one_line
 
 
@@ -23,6 +24,7 @@ def findings_to_json(findings: Sequence[Finding]) -> dict[str, Any]:
             {
                 "id": finding.id,
                 "severity": finding.severity,
+                "level": finding.level.value,
                 "category": one_line(finding.category),
                 "title": one_line(finding.title),
                 "ranges": [
@@ -60,4 +62,14 @@ def findings_to_text(findings: Sequence[Finding]) -> str:
             if cited.outdated:
                 where += " (outdated)"
             out.append(f"    {where}")
+    return "\n".join(out) + "\n"
+
+
+def shapes_looked_for() -> str:
+    """What ``syncdesk findings`` says when a text holds no finding: the shapes it reads."""
+    out = ["No finding in this text. Looked for (docs/findings.md has the grammar):"]
+    for shape in SHAPES:
+        out.append(f"  {shape.what}:")
+        out.extend(f"      {example.replace(chr(10), ' / ')}" for example in shape.examples)
+    out.append("An approval, thanks or a bot command alone is no finding.")
     return "\n".join(out) + "\n"

@@ -1,58 +1,51 @@
-"""One review text read into finding sections and status hints.
+"""One review text read into finding sections, table rows and status hints.
 
-:func:`scan_text` walks the lines :func:`~syncdesk.services.review.grammar.read_lines`
-picks: a header or a tag starts a section (a tag alone above a header is that
-header's), a trailer ends one. It then reads the status hints of the whole
-text (``unresolved prior F6``, ``F9 is fixed``, ``That finding is closed``),
-outside fenced code, and gives every section the blob links inside it.
-:func:`section_finding` makes a section a :class:`~syncdesk.services.review.models.Finding`.
+:func:`scan_text` reads the text as markdown (:mod:`~syncdesk.services.review.reading`)
+and walks its plain lines with the line grammar (:mod:`~syncdesk.services.review.grammar`):
 
-Offsets, not copies, are kept while reading, and every pattern is anchored,
-bounded or gated by a substring test, so a hostile 2 MB text cannot stall the UI.
+- a header starts a section under the reviewer's id; a tag grades the section it is in,
+  or starts one with a generated id (a tag alone above a header is that header's);
+- an item of a list whose lead-in announces findings ("Two non-blocking follow-ups:")
+  starts a section, graded by the lead-in, that ends with the item;
+- a section ends at the next one, at a trailer or a thematic break, at the ``</details>``
+  that closes the block whose ``<summary>`` opened it, at a heading that is not a
+  finding's (unless it is a sub-heading of the finding's own), and at the end of the
+  list item a generated section started in.
+
+It then reads the id rows of its tables (:mod:`~syncdesk.services.review.tables`) and
+the status hints of its prose (:mod:`~syncdesk.services.review.hints`).
+:func:`section_finding` makes a section a :class:`~syncdesk.services.review.models.Finding`
+with the ranges it cites.
+
+Offsets, not copies, are kept while reading, and every pattern is anchored, bounded or
+gated by a substring test, so a hostile 2 MB text cannot stall the UI.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from itertools import islice
 
-from syncdesk.services.review.grammar import Header, Tag, first_sentence, read_lines
-from syncdesk.services.review.links import blob_ranges
+from syncdesk.services.review.actionable import nothing_to_act_on
+from syncdesk.services.review.grammar import (
+    Header,
+    LineKind,
+    Tag,
+    announces_findings,
+    classify,
+    first_sentence,
+)
+from syncdesk.services.review.hints import Hints, PlainText, read_hints
+from syncdesk.services.review.links import blob_ranges, prose_ranges
 from syncdesk.services.review.models import CitedRange, Finding
+from syncdesk.services.review.reading import Line, Reading, Role, read_markdown
+from syncdesk.services.review.severity import prose_severity
+from syncdesk.services.review.tables import IdRow, id_rows
 
-# Bounds on the work a hostile text can cause; real reviews stay far below them.
+# A bound on the work a hostile text can cause; real reviews stay far below it.
 _MAX_SECTIONS = 1_000  # findings per text; past it, the rest is the last one's body
-_MAX_HINTS = 5_000  # matches per status pattern
-
-# Status hints never cross a line. Patterns start with a literal or are gated by a
-# substring test, so the regex engine skips through prose quickly.
-_WORDS_OPEN = r"(?:unresolved|open|not[ \t]+(?:yet[ \t]+)?(?:fixed|resolved|closed|addressed))"
-_WORDS_DONE = r"(?:closed|fixed|resolved|addressed)"
-_PRIOR = r"(?:(?:prior|previous|earlier)[ \t]+)"
-# "F6 is unresolved", "F6: open", "F9 is closed", "F9: fixed" (not "F9: closed-loop ...")
-_LINE_END = r"(?=[ \t]*(?:[.;,!)]|\n|$))"
-_ID_HINT = re.compile(
-    r"F(?<!\wF)(\d{1,6})\b(?!-\w)(?i:"
-    rf"(?P<open>[ \t]+(?:is|remains)[ \t]+(?:still[ \t]+)?{_WORDS_OPEN}(?![\w-])"
-    rf"|[ \t]*:[ \t]*(?:unresolved|open|still[ \t]+open|not[ \t]+fixed){_LINE_END})"
-    rf"|[ \t]+(?:is|was|are|has[ \t]+been)[ \t]+(?:now[ \t]+)?{_WORDS_DONE}(?![\w-])"
-    rf"|[ \t]*:[ \t]*(?:closed|fixed|resolved){_LINE_END})"
-)
-# "unresolved prior F6", "fixes F3", "prior F9's <what> is resolved", "That finding is closed"
-_WORD_HINT = re.compile(
-    rf"(?i:\b(?:(?P<open>unresolved)[ \t]+{_PRIOR}?(?:finding[ \t]+)?"
-    r"(?-i:F(?P<open_id>\d{1,6}))\b(?!-\w)"
-    rf"|(?:closes|closed|fixes|fixed|resolves|resolved)[ \t]*:?[ \t]+{_PRIOR}?"
-    r"(?-i:F(?P<done_id>\d{1,6}))\b(?!-\w)"
-    rf"|{_PRIOR}(?-i:F(?P<named_id>\d{{1,6}}))['’]s[ \t]+(?P<title>[^.\n]{{1,200}}?)[ \t]+"
-    rf"(?:is|was|has[ \t]+been)[ \t]+(?:now[ \t]+)?{_WORDS_DONE}\b"
-    rf"|(?P<that>(?:that|this|the)[ \t]+finding[ \t]+(?:is|was|has[ \t]+been)[ \t]+"
-    rf"(?:now[ \t]+)?{_WORDS_DONE})\b))"
-)
-_HINT_WORDS = ("resolved", "closed", "fixed", "closes", "fixes", "resolves", "addressed")
-_MENTION = re.compile(r"\bF(\d{1,6})\b(?!-\w)")
+_MARKUP_ONLY = re.compile(r"[ \t]*(?:</?[A-Za-z][^<>\n]{0,200}>[ \t]*)+")  # "</details>"
 
 
 @dataclass(slots=True)
@@ -60,60 +53,118 @@ class Section:
     """A finding's section while it is being read: offsets into the text."""
 
     id: str  # "" for a generated id, given once the whole text is read
-    start: int  # its first line (the header, or the tag that opened it)
+    start: int  # its first line (the header, the tag or the list item that opened it)
     body_start: int
     end: int = -1
     severity: str = ""
     category: str = ""
     title: str = ""
-    prefix: str = ""  # the rest of the tag line that opens the body
-    ranges: list[CitedRange] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class Hint:
-    """The status the last hint on an id gives it, and the title the hint names."""
-
-    status: str
-    title: str = ""
+    prefix: str = ""  # the rest of the line that opened it: the body's first words
+    limit: int = -1  # where it ends at the latest (its list item's end), -1: no limit
+    opener: Role = Role.TEXT  # what opened it: a heading, a <summary>, a line
+    heading: int = 0  # the level of the heading that opened it
 
 
 @dataclass(slots=True)
 class Scan:
-    """One text as it is read: its sections in order, and the hints by id."""
+    """One text as it is read: its sections in order, its id rows and its hints."""
 
     text: str
+    reading: Reading
+    plain: PlainText
     sections: list[Section] = field(default_factory=list)
-    hints: dict[str, Hint] = field(default_factory=dict)  # by first mention
-    seen: dict[str, int] = field(default_factory=dict)  # hinted id -> offset of its first hint
+    rows: dict[str, IdRow] = field(default_factory=dict)
+    hints: Hints = field(default_factory=Hints)
+    line_starts: list[int] = field(default_factory=list)
+
+    def lines_between(self, start: int, end: int) -> list[Line]:
+        """The plain lines that start in ``[start, end)``."""
+        first = bisect_left(self.line_starts, start)
+        last = bisect_left(self.line_starts, end)
+        return list(self.reading.lines[first:last])
 
 
 def scan_text(text: str) -> Scan:
-    """The sections, status hints and cited ranges of one text (line ends made ``\\n``)."""
+    """The sections, id rows and status hints of one text (line ends made ``\\n``)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    scan = Scan(text)
-    lines, fences = read_lines(text)
-    has_headers = any(isinstance(kind, Header) for _, _, kind in lines)
+    reading = read_markdown(text)
+    scan = Scan(text, reading, PlainText(reading.lines))
+    scan.line_starts = [line.start for line in reading.lines]
+    kinds = [classify(line) for line in reading.lines]
+    has_headers = any(isinstance(kind, Header) for kind in kinds)
+    announced = [announces_findings(item.lead_in) for item in reading.items]
     current: Section | None = None
-    for start, end, kind in lines:
+    for line, kind in zip(reading.lines, kinds, strict=True):
+        if current is not None and 0 <= current.limit < line.start:
+            current.end, current = current.limit, None
         if len(scan.sections) >= _MAX_SECTIONS and kind != "trailer":
             continue  # a hostile text: the rest stays in the last finding's body
-        if isinstance(kind, Header):
-            tag = kind.tag or _lone_tag(scan, current, start)
-            _close(current, start)
-            current = Section(kind.id, start, end + 1, title=kind.title)
-            if tag is not None:
-                current.severity, current.category = tag.severity, tag.category
-            scan.sections.append(current)
-        elif isinstance(kind, Tag):
-            current = _take_tag(scan, current, kind, (start, end), has_headers=has_headers)
-        else:  # a trailer: "Note: ...", "Review generated by ..."
-            _close(current, start)
-            current = None
+        in_list = line.item >= 0 and announced[line.item]
+        current = _step(scan, current, line, kind, has_headers=has_headers, in_list=in_list)
     _close(current, len(text))
-    _read_hints(scan, fences)
-    _read_links(scan)
+    scan.rows = id_rows(reading.tables)
+    starts = [section.start for section in scan.sections]
+    scan.hints = read_hints(scan.plain, lambda offset: _section_at(scan, starts, offset))
     return scan
+
+
+def _step(
+    scan: Scan,
+    current: Section | None,
+    line: Line,
+    kind: LineKind | None,
+    *,
+    has_headers: bool,
+    in_list: bool,
+) -> Section | None:
+    """Read one line: the section read after it."""
+    if kind == "trailer":
+        _close(current, line.start)
+        return None
+    if line.role is Role.DETAILS_END:
+        if current is not None and current.opener is Role.SUMMARY:
+            _close(current, line.start)
+            return None
+        return current
+    if isinstance(kind, Header):
+        return _open_header(scan, current, line, kind, in_list=in_list)
+    if current is not None and _ends_at(current, line):
+        _close(current, line.start)
+        current = None
+    if isinstance(kind, Tag):
+        return _take_tag(scan, current, kind, line, has_headers=has_headers, in_list=in_list)
+    if in_list:  # an item announced as a finding
+        item = scan.reading.items[line.item]
+        if nothing_to_act_on(" ".join(x.plain for x in scan.lines_between(item.start, item.end))):
+            return current  # "- none", "- No further comments."
+        _close(current, line.start)
+        section = Section("", line.start, line.start, limit=item.end)
+        section.severity = prose_severity(item.lead_in)
+        scan.sections.append(section)
+        return section
+    return current
+
+
+def _ends_at(section: Section, line: Line) -> bool:
+    """Whether a heading that is no finding's ends the section (a sub-heading does not)."""
+    return line.role is Role.HEADING and line.heading <= (section.heading or 6)
+
+
+def _open_header(
+    scan: Scan, current: Section | None, line: Line, header: Header, *, in_list: bool
+) -> Section:
+    tag = header.tag or _lone_tag(scan, current, line.start)
+    _close(current, line.start)
+    section = Section(header.id, line.start, line.end + 1, title=header.title, prefix=header.rest)
+    section.opener, section.heading = line.role, line.heading
+    if tag is not None:
+        section.severity, section.category = tag.severity, tag.category
+    if in_list:
+        item = scan.reading.items[line.item]
+        section.limit = item.end
+        section.severity = section.severity or prose_severity(item.lead_in)
+    scan.sections.append(section)
+    return section
 
 
 def _lone_tag(scan: Scan, current: Section | None, header: int) -> Tag | None:
@@ -128,64 +179,40 @@ def _lone_tag(scan: Scan, current: Section | None, header: int) -> Tag | None:
 
 def _close(section: Section | None, offset: int) -> None:
     if section is not None:
-        section.end = offset
+        section.end = offset if section.limit < 0 else min(offset, section.limit)
 
 
 def _take_tag(
-    scan: Scan, current: Section | None, tag: Tag, line: tuple[int, int], *, has_headers: bool
+    scan: Scan,
+    current: Section | None,
+    tag: Tag,
+    line: Line,
+    *,
+    has_headers: bool,
+    in_list: bool,
 ) -> Section | None:
-    """Give the section its severity, or start a generated one: the section read next."""
-    start, end = line
-    if current is not None and (not tag.severity or (current.severity and has_headers)):
+    """Give the section its severity, or start a generated one: the section read next.
+
+    In a text with headers, a later tag inside a finding grades it rather than splitting
+    it, unless it opens a list item of an announced list or a block in bold.
+    """
+    joins = current is not None and (not tag.severity or (current.severity and has_headers))
+    if current is not None and joins and not in_list and not tag.bold:
         current.category = current.category or tag.category
         return current
     if not tag.severity:  # a "Category:" line outside any finding
         return current
-    if current is None or current.severity:
-        _close(current, start)
-        current = Section("", start, end + 1, prefix=tag.rest)
+    opens_body = current is not None and not scan.text[current.body_start : line.start].strip()
+    if current is None or current.severity or in_list or (tag.bold and not opens_body):
+        _close(current, line.start)
+        current = Section("", line.start, line.end + 1, prefix=tag.rest)
+        if line.item >= 0:
+            current.limit = scan.reading.items[line.item].end
         scan.sections.append(current)
-    elif not scan.text[current.body_start : start].strip():  # the tag opens the body
-        current.prefix, current.body_start = tag.rest, end + 1
+    elif opens_body:  # the tag opens the body: "[IMPORTANT Compatibility] Failure: ..."
+        current.prefix, current.body_start = tag.rest, line.end + 1
     current.severity, current.category = tag.severity, tag.category or current.category
     return current
-
-
-def _read_hints(scan: Scan, fences: list[tuple[int, int]]) -> None:
-    """Record the status hints of the text, in order: the last one of an id wins."""
-    text = scan.text
-    events: list[tuple[int, str, str, str]] = []  # offset, id, status, title
-    for m in islice(_ID_HINT.finditer(text), _MAX_HINTS):
-        status = "unresolved" if m.group("open") else "closed"
-        events.append((m.start(), f"F{int(m.group(1))}", status, ""))
-    lowered = text.lower()
-    words = any(word in lowered for word in _HINT_WORDS)
-    starts = [section.start for section in scan.sections]
-    for m in islice(_WORD_HINT.finditer(text) if words else iter(()), _MAX_HINTS):
-        if m.group("that"):
-            named = _named_before(text, m.start()) or _section_at(scan, starts, m.start())
-            if named:
-                events.append((m.start(), named, "closed", ""))
-            continue
-        status = "unresolved" if m.group("open") else "closed"
-        number = m.group("open_id") or m.group("done_id") or m.group("named_id")
-        events.append((m.start(), f"F{int(number)}", status, (m.group("title") or "").strip()))
-    fence_starts = [start for start, _ in fences]
-    for offset, finding_id, status, title in sorted(events):
-        at = bisect_right(fence_starts, offset) - 1
-        if at >= 0 and offset < fences[at][1]:
-            continue  # code, not prose
-        old = scan.hints.get(finding_id)
-        scan.hints[finding_id] = Hint(status, title or (old.title if old else ""))
-        scan.seen.setdefault(finding_id, offset)
-
-
-def _named_before(text: str, offset: int) -> str:
-    """The finding named last before ``offset`` in its paragraph (looking back 2000 chars)."""
-    window = max(0, offset - 2000)
-    paragraph = max(text.rfind("\n\n", window, offset), window)
-    names = _MENTION.findall(text, paragraph, offset)
-    return f"F{int(names[-1])}" if names else ""
 
 
 def _section_at(scan: Scan, starts: list[int], offset: int) -> str:
@@ -195,24 +222,59 @@ def _section_at(scan: Scan, starts: list[int], offset: int) -> str:
     return ""
 
 
-def section_finding(scan: Scan, section: Section, review_id: int | None) -> Finding:
-    """The finding a section holds, with the status the last hint on its id gives."""
-    body = scan.text[section.body_start : section.end]
+def section_finding(
+    scan: Scan, section: Section, review_id: int | None, head: str | None = None
+) -> Finding:
+    """The finding a section holds, with the ranges it cites and the status its id's hints give."""
+    body = _trimmed(scan.text[section.body_start : section.end])
     body = (f"{section.prefix}\n{body}" if section.prefix else body).strip()
-    hint = scan.hints.get(section.id)
+    hint = scan.hints.by_id.get(section.id)
     return Finding(
         id=section.id,
         severity=section.severity,
         category=section.category,
-        title=section.title or first_sentence(body),
+        title=section.title or first_sentence(section.prefix or _first_plain(scan, section)),
         body=body,
-        ranges=tuple(dict.fromkeys(section.ranges)),
+        ranges=section_ranges(scan, section.start, section.end, head),
         status=hint.status if hint else "",
         review_id=review_id,
     )
 
 
-def _read_links(scan: Scan) -> None:
-    """Give every section the blob links inside it."""
-    for section in scan.sections:
-        section.ranges = blob_ranges(scan.text, section.start, section.end)
+def _trimmed(body: str) -> str:
+    """The body without the HTML-only lines (``</details>``) that close it."""
+    lines = body.rstrip().split("\n")
+    while lines and (not lines[-1].strip() or _MARKUP_ONLY.fullmatch(lines[-1])):
+        lines.pop()
+    return "\n".join(lines)
+
+
+def _first_plain(scan: Scan, section: Section) -> str:
+    for line in scan.lines_between(section.body_start, section.end):
+        if line.plain and line.role is not Role.ROW:
+            return line.plain
+    return ""
+
+
+def section_ranges(scan: Scan, start: int, end: int, head: str | None) -> tuple[CitedRange, ...]:
+    """The ranges ``text[start:end]`` cites: blob links, then prose citations at ``head``.
+
+    A prose citation that only repeats a link's lines (a link's own text,
+    ``[a.py#L3-L9](https://.../blob/.../lumen/a.py#L3-L9)``) is the link's.
+    """
+    links = blob_ranges(scan.text, start, end)
+    lines = scan.lines_between(start, end)
+    words = "\n".join(
+        [line.plain for line in lines]
+        + [target for line in lines for target in line.links if "://" not in target]
+    )
+    if end > scan.reading.extent:  # past what was read as markdown
+        words += "\n" + scan.text[max(scan.reading.extent, start) : end]
+    prose = [r for r in prose_ranges(words, head) if not any(_repeats(r, link) for link in links)]
+    return tuple(dict.fromkeys([*links, *prose]))
+
+
+def _repeats(prose: CitedRange, link: CitedRange) -> bool:
+    """Whether a prose citation names a link's lines (its path, or the path's end)."""
+    same_lines = (prose.start, prose.end) == (link.start, link.end)
+    return same_lines and (link.path == prose.path or link.path.endswith("/" + prose.path))
