@@ -24,9 +24,12 @@ def syncdesk(*args, cwd=None):
     return run_cli("report", *args, cwd=cwd)
 
 
-def run_cli(*args, cwd=None):
+def run_cli(
+    *args: str, cwd: Path | None = None, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "syncdesk", *args],
+        input=stdin,
         capture_output=True,
         cwd=cwd,
         env=os.environ,

@@ -1,4 +1,4 @@
-"""The ``syncdesk`` command line: the TUI, ``demo``, ``report``, ``learn`` and the writers.
+"""The ``syncdesk`` command line: the TUI, ``demo``, ``sandbox``, ``report``, ``learn``, writers.
 
 The writers (``repair``, ``undo``, ``rebuild``, ``push``) act on a local sync
 branch: ``--branch NAME``, else the checked-out branch. Each prints what it
@@ -11,11 +11,15 @@ config) ends in one line on stderr and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -34,6 +38,7 @@ from syncdesk.services.sync.session import (
 )
 
 if TYPE_CHECKING:
+    from syncdesk.services.demo.facts import DemoFacts
     from syncdesk.services.github.link import GitHubLink
     from syncdesk.services.github.status import StatusData
     from syncdesk.services.sandbox.server import Sandbox
@@ -85,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal desk for main -> dev syncs. With no command, opens the TUI.",
     )
     _sync_options(parser)
+    parser.add_argument(
+        "--pr", type=int, metavar="N", help="the desk's pull request (default: by the head branch)"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser("demo", help="build the demo world and open syncdesk on it")
     demo.add_argument("--dir", type=Path, help="where to build it (default: a user cache dir)")
@@ -96,6 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("text", "json", "markdown"),
         help="print the demo's full report, its pull request included (with --no-open)",
     )
+    sandbox = commands.add_parser(
+        "sandbox", help="serve the demo's GitHub on 127.0.0.1 until Ctrl-C, for syncdesk elsewhere"
+    )
+    sandbox.add_argument("--dir", type=Path, help="where the demo world is (default: as demo)")
     learn = commands.add_parser(
         "learn", help="remember how an earlier sync branch resolved its conflicts"
     )
@@ -110,7 +122,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also read the sync's pull request (found by the head branch) and its findings",
     )
-    pull.add_argument("--pr", type=int, metavar="N", help="also read pull request N")
+    # No default here: `syncdesk --pr N report` keeps the N the main parser read.
+    pull.add_argument(
+        "--pr", type=int, metavar="N", default=argparse.SUPPRESS, help="also read pull request N"
+    )
+    pull.add_argument(
+        "--body-file",
+        type=Path,
+        metavar="F",
+        help='check the PR description in F ("-": stdin) against the slice, offline',
+    )
     findings = commands.add_parser("findings", help="parse review findings out of a text (offline)")
     findings.add_argument("--text-file", required=True, help='the review text ("-": stdin)')
     findings.add_argument("--format", choices=("text", "json"), default="text")
@@ -149,6 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return _demo(args)
+        if args.command == "sandbox":
+            return _sandbox(args)
         if args.command == "report":
             return _report(args)
         if args.command == "learn":
@@ -184,22 +207,45 @@ def _options(args: argparse.Namespace) -> SyncOptions:
 
 
 def _report(args: argparse.Namespace) -> int:
+    if args.body_file is not None and args.pr is not None:  # `syncdesk --pr N report --body-file`
+        raise ServiceError("--body-file checks a description offline: leave out --pr")
+    # A description that is no text fails here, before any git work.
+    body = None if args.body_file is None else _read_body(args.body_file)
     session = open_sync(_options(args))
     link = None
     if args.with_pr or args.pr is not None:
         from syncdesk.services.github.link import github_link_for
 
         link = github_link_for(session, args.pr)
-    sys.stdout.write(_report_output(session, args.format, link))
+    sys.stdout.write(_report_output(session, args.format, link, body))
     return 0
 
 
-def _report_output(session: SyncSession, fmt: str, link: GitHubLink | None) -> str:
+def _read_body(path: Path) -> tuple[str, str]:
+    """``(where it came from, text)`` of the description ``--body-file`` names."""
+    from syncdesk.services.description.read import description_text, read_description
+
+    if str(path) == "-":
+        return "standard input", description_text(sys.stdin.buffer.read(), "standard input")
+    return str(path), read_description(path)
+
+
+def _report_output(
+    session: SyncSession, fmt: str, link: GitHubLink | None, body: tuple[str, str] | None = None
+) -> str:
     """The report in ``fmt``; with ``link``, the pull request's sections too.
 
-    The sync and the pull request are read once: the status reuses both.
+    The sync and the pull request are read once: the status reuses both. With
+    ``body`` (where from, text), that description is checked against the slice
+    offline and fills the ``pr_body_check`` section.
     """
+    from syncdesk.services.description.check import verify_body
     from syncdesk.services.github.status import load_status
+    from syncdesk.services.report.description import (
+        offline_check_json,
+        offline_check_markdown,
+        offline_check_text,
+    )
     from syncdesk.services.report.findings import findings_json, findings_text
     from syncdesk.services.report.status import status_json
     from syncdesk.services.review.pull_request import load_findings
@@ -209,18 +255,24 @@ def _report_output(session: SyncSession, fmt: str, link: GitHubLink | None) -> s
     if link is not None:
         findings = load_findings(session, link)
         status = load_status(session, findings.link, pr=findings.pr, report=report)
+    source, check = (body[0], verify_body(body[1], report)) if body else ("", None)
     if fmt == "json":
         data = to_json(report, session.config)
         if findings is not None:
             data |= findings_json(findings)
         if status is not None:
             data |= status_json(status)
+        if check is not None:
+            data |= offline_check_json(check)
         return to_json_text(data)
     text = to_markdown(report) if fmt == "markdown" else to_text(report)
     if findings is not None:
         text += findings_text(findings)
     if status is not None:
         text += _status_text(status)
+    if check is not None:
+        render = offline_check_markdown if fmt == "markdown" else offline_check_text
+        text += render(check, source)
     return text
 
 
@@ -253,8 +305,12 @@ def _learn(args: argparse.Namespace) -> int:
 
 
 def _findings(args: argparse.Namespace) -> int:
-    from syncdesk.services.review.parse import parse_text
-    from syncdesk.services.review.render import findings_to_json, findings_to_text
+    from syncdesk.services.review.parse import review_findings
+    from syncdesk.services.review.render import (
+        findings_to_json,
+        findings_to_text,
+        shapes_looked_for,
+    )
 
     try:
         data = (
@@ -262,25 +318,23 @@ def _findings(args: argparse.Namespace) -> int:
         )
     except OSError as error:
         raise ServiceError(f"cannot read {one_line(args.text_file)}: {error.strerror}") from None
-    findings = parse_text(data.decode("utf-8", errors="replace"))
+    findings = review_findings(data.decode("utf-8", errors="replace"))
     if args.format == "json":
         sys.stdout.write(to_json_text(findings_to_json(findings)))
     else:
         sys.stdout.write(findings_to_text(findings))
+    if not findings:  # stderr: stdout stays the listing (or JSON) a script reads
+        sys.stderr.write(shapes_looked_for())
     return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from syncdesk.services.demo.world import build_world
     from syncdesk.services.sandbox.demo.scenario import demo_scenario
     from syncdesk.services.sandbox.server import Sandbox
 
-    directory = args.dir or platformdirs.user_cache_path("syncdesk") / "demo"
-    print(f"Building the demo world in {directory} ...", file=sys.stderr)
-    facts = build_world(directory)
+    facts = _demo_world(args.dir)
     if args.report is None:
         print(facts.repo)  # scripts read the path; a report keeps stdout to itself
-    _demo_settings(facts.repo)
     options = SyncOptions(repo=facts.repo, head=facts.sync_branch)
     if args.no_open and args.report is None:
         return 0
@@ -292,6 +346,58 @@ def _demo(args: argparse.Namespace) -> int:
             if args.no_open:
                 return 0
         return _run_app(options, github=lambda: link)
+
+
+def _demo_world(directory: Path | None) -> DemoFacts:
+    """The demo world in ``directory`` (default: a user cache dir), built or reused."""
+    from syncdesk.services.demo.world import build_world
+
+    directory = directory or platformdirs.user_cache_path("syncdesk") / "demo"
+    print(f"Building the demo world in {directory} ...", file=sys.stderr)
+    facts = build_world(directory)
+    _demo_settings(facts.repo)
+    return facts
+
+
+def _sandbox(args: argparse.Namespace) -> int:
+    """Serve the demo's GitHub until Ctrl-C, first printing how to reach it from elsewhere.
+
+    stdout gets exactly: the user-config TOML lines, the ``NAME=token`` line,
+    the demo repository's path (flushed at once: scripts and tests read them).
+    """
+    from syncdesk.services.sandbox.connect import token_line, user_config_lines
+    from syncdesk.services.sandbox.demo.scenario import demo_scenario
+    from syncdesk.services.sandbox.server import Sandbox
+    from syncdesk.services.sync.config import user_config_path
+
+    facts = _demo_world(args.dir)
+    # Stoppable from the moment the lines are out: a reader may signal as soon as it has them.
+    with Sandbox(demo_scenario(facts)) as sandbox, _until_stopped() as stopped:
+        lines = [*user_config_lines(sandbox), token_line(sandbox), str(facts.repo)]
+        print("\n".join(lines), flush=True)
+        print(
+            f"syncdesk sandbox: serving {sandbox.scenario.full_name} on {sandbox.base_url}. "
+            f"Put the TOML lines in {user_config_path()}, set the token in syncdesk's "
+            "environment, run syncdesk in the repository above; Ctrl-C stops.",
+            file=sys.stderr,
+            flush=True,
+        )
+        stopped.wait()
+    print("syncdesk sandbox: stopped", file=sys.stderr)
+    return 0
+
+
+@contextlib.contextmanager
+def _until_stopped() -> Iterator[threading.Event]:
+    """An event SIGTERM sets; Ctrl-C (SIGINT) inside the block ends it quietly too."""
+    stopped = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda _number, _frame: stopped.set())
+    try:
+        yield stopped
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _demo_settings(repo: Path) -> None:
@@ -309,18 +415,25 @@ def _sandbox_link(sandbox: Sandbox) -> GitHubLink:
     from syncdesk.services.github.api import GitHubTarget
     from syncdesk.services.github.link import GitHubLink
     from syncdesk.services.github.token import Token
+    from syncdesk.services.sandbox.connect import sandbox_token
     from syncdesk.services.sandbox.demo.cast import PR_NUMBER
 
     scenario = sandbox.scenario
     target = GitHubTarget(sandbox.base_url, scenario.web_url, scenario.owner, scenario.name)
-    return GitHubLink(target, Token("demo", "the demo sandbox"), PR_NUMBER, sandbox.codecov_url)
+    token = Token(sandbox_token(scenario), "the demo sandbox")
+    return GitHubLink(target, token, PR_NUMBER, sandbox.codecov_url)
 
 
 def _open_tui(args: argparse.Namespace) -> int:
-    return _run_app(_options(args))
+    return _run_app(_options(args), pr=args.pr)
 
 
-def _run_app(options: SyncOptions, github: Callable[[], GitHubLink] | None = None) -> int:
+def _run_app(
+    options: SyncOptions,
+    github: Callable[[], GitHubLink] | None = None,
+    *,
+    pr: int | None = None,
+) -> int:
     # Textual is imported only when a screen is needed: report and demo
     # --no-open stay fast and work without a terminal.
     from syncdesk.tui.app import SyncDeskApp
@@ -328,6 +441,10 @@ def _run_app(options: SyncOptions, github: Callable[[], GitHubLink] | None = Non
     # Validate before the screen takes over the terminal, so a bad repository
     # or ref is one line in the shell rather than an error inside the app.
     session = open_sync(options)
+    if github is None and pr is not None:
+        from syncdesk.services.github.link import github_link_for
+
+        github = partial(github_link_for, session, pr)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         # Without a terminal Textual would draw escape codes into a pipe and
         # wait for keys that never come.

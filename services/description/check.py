@@ -3,8 +3,8 @@
 :func:`verify_body` reads any description (hand-written, a bot's, an older one
 of ours), finds its list of source SHAs (after a heading, or else its longest
 run of SHA lines) and compares it, the counts it claims and the dev base, tips,
-merge and repair it names with a :class:`SyncReport`. :func:`body_check_json`
-is the result in the report's JSON shape.
+merge and repair it names with a :class:`SyncReport`. :func:`check_lines` is
+the result in words and :func:`body_check_json` in the report's JSON shape.
 
 Bodies are untrusted text and can be large: parsing never raises and uses only
 bounded regular expressions, so a 1 MB body is checked in well under a second.
@@ -281,6 +281,16 @@ def _check_named(what: str, token: str, report: SyncReport) -> str | None:
 
 def _short(sha: str | None) -> str:
     return sha[:SHOWN] if sha else "none"
+
+
+def check_lines(check: BodyCheck) -> list[tuple[bool, str]]:
+    """What the check says, one ``(good, line)`` each: the verdict if it passed, else each problem.
+
+    The Status screen and ``report`` (online or ``--body-file``) show these same lines.
+    """
+    if check.ok:
+        return [(True, f"lists the {len(check.listed)} slice commits in order")]
+    return [(False, problem) for problem in check.problems]
 
 
 def body_check_json(check: BodyCheck) -> dict[str, Any]:

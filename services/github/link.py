@@ -1,7 +1,8 @@
 """Where a sync's pull request lives: the repository, the token, and its number.
 
 The number is given (``--pr N``) or found: the newest pull request whose head
-branch is the sync branch.
+branch is the sync branch (:func:`~syncdesk.services.github.head.head_branch`
+names it from what the user stands on: a checked-out branch, a remote-tracking ref).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from syncdesk.services.errors import ServiceError
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import storage_dir
 from syncdesk.services.github.api import GitHubClient, GitHubTarget, target_for
+from syncdesk.services.github.head import head_branch
 from syncdesk.services.github.token import Token, find_token
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.session import SyncSession
@@ -28,10 +30,16 @@ class GitHubLink:
 
 
 def pull_number(session: SyncSession, link: GitHubLink, client: GitHubClient) -> int:
-    """The link's pull request number, else the newest one whose head is the sync branch."""
+    """The link's pull request number, else the newest one whose head is the sync branch.
+
+    Raises a :class:`~syncdesk.services.errors.ServiceError` asking for ``--pr N``
+    when the head is no branch (a detached HEAD, a commit, a tag).
+    """
     if link.number is not None:
         return link.number
-    branch = session.refs.head_name.removeprefix("refs/heads/")
+    # The name as the user gave it (refs.head_name is its one-line display form).
+    named = session.options.head if session.options is not None else session.refs.head_name
+    branch = head_branch(session.git, named or "HEAD", session.config.remote)
     number = client.find_pull(branch)
     if number is None:
         raise ServiceError(

@@ -45,6 +45,18 @@ def host_of(api_url: str) -> str:
     return "github.com" if host in ("api.github.com", "github.com") else host
 
 
+def token_variables(api_url: str) -> tuple[str, str]:
+    """The environment variables gh (and syncdesk) read a token for ``api_url``'s host from.
+
+    ``GH_TOKEN`` and ``GITHUB_TOKEN`` are github.com's only: any other host (an
+    Enterprise server, the sandbox on 127.0.0.1) reads ``GH_ENTERPRISE_TOKEN``
+    and ``GITHUB_ENTERPRISE_TOKEN``, so a github.com token is never sent there.
+    """
+    if host_of(api_url) == "github.com":
+        return ("GH_TOKEN", "GITHUB_TOKEN")
+    return ("GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN")
+
+
 def find_token(
     api_url: str,
     *,
@@ -60,11 +72,7 @@ def find_token(
     """
     env = os.environ if environ is None else environ
     host = host_of(api_url)
-    names = (
-        ("GH_TOKEN", "GITHUB_TOKEN")
-        if host == "github.com"
-        else ("GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN")
-    )
+    names = token_variables(api_url)
     for name in names:
         value = env.get(name, "").strip()
         if value:

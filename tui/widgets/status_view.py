@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from syncdesk.services.description.check import check_lines
 from syncdesk.services.github.checks import CheckItem
 from syncdesk.services.github.status import StatusData
 from syncdesk.services.sanitize import one_line
@@ -135,12 +136,9 @@ def _checks(text: Text, data: StatusData, hints: bool) -> None:
 
 
 def _body(text: Text, data: StatusData, hints: bool) -> None:
-    body = data.body
     _title(text, "PR description")
-    if body.ok:
-        text.append(f"✓ lists the {len(body.listed)} slice commits in order\n", GOOD)
-    for problem in body.problems:
-        text.append(f"✗ {one_line(problem)}\n", BAD)
+    for good, line in check_lines(data.body):
+        text.append(f"{'✓' if good else '✗'} {one_line(line)}\n", GOOD if good else BAD)
     if hints:
         text.append("d shows a description generated from the verified facts\n", "dim")
     if data.rate is not None:
