@@ -42,6 +42,7 @@ bench: $(STAMP)
 	PYTHONPATH=. $(BIN)/python bench/bench_workspace.py
 	$(BIN)/python bench/bench_origin.py
 	PYTHONPATH=. $(BIN)/python bench/bench_parsers.py
+	$(BIN)/python bench/bench_audit.py $(if $(REPO),--repo $(REPO) --head $(HEAD))
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -341,6 +341,7 @@ class _Triage:
     conflicts: ConflictSet | None
     data_files: tuple[str, ...]
     findings: list[LostLine] = field(default_factory=list)
+    changes: SliceChanges = field(default_factory=SliceChanges)  # of the lost lines' files
     _main_names: set[bytes] | None = None
     _defined: dict[str, set[bytes]] = field(default_factory=dict)
     _file_names: dict[str, set[bytes]] = field(default_factory=dict)
@@ -632,7 +633,12 @@ def audit_sync(
         else:
             by_policy += ((item, decided) for item in placed)
     steps.check()
-    unexplained = _rewrapped(triage, pending)
+    # A line a slice commit removed is main's deletion, whatever else is true of
+    # it; most lost lines are such, and the passes after this are the costly ones.
+    triage.changes = slice_changes(git, dev_base, slice_tip, sorted({i.path for i in pending}))
+    unexplained = _removed_on_main(triage, pending)
+    steps.check()
+    unexplained = _rewrapped(triage, unexplained)
     unexplained = _moved_or_reformatted(triage, unexplained)
     steps.check()
     unexplained = _reflowed(triage, unexplained)
@@ -859,7 +865,7 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
         return
     git = triage.git
     paths = sorted({item.path for item in items})
-    changes = slice_changes(git, triage.dev_base, triage.slice_tip, paths)
+    changes = triage.changes
     base = git.run(["merge-base", triage.dev, triage.slice_tip], check=False).text.strip()
     dev_regions = changed_regions(git, base, triage.dev, paths) if base else {}
     main_regions = changed_regions(git, base, triage.slice_tip, paths) if base else {}
@@ -867,15 +873,6 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
     first = len(triage.findings)
     comments: list[int] = []  # comment lines excused by their function's rewrite
     for item in items:
-        removed_by = changes.removals.get(item.path, {}).get(item.raw)
-        if removed_by is not None:
-            triage.findings.append(
-                _finding(
-                    item, Classification.REMOVED_ON_MAIN,
-                    commit=removed_by[0], subject=removed_by[1],
-                )
-            )  # fmt: skip
-            continue
         name = triage.still_referenced(item)
         if name is not None:
             detail = decode(name)
@@ -946,6 +943,22 @@ def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
     _comments_follow_their_code(triage, comments)
     if base:
         _stale_copies(triage, base, first)
+
+
+def _removed_on_main(triage: _Triage, items: list[_Lost]) -> list[_Lost]:
+    """Classify the lines a slice commit removed (naming it); return the rest."""
+    left: list[_Lost] = []
+    for item in items:
+        removed_by = triage.changes.removals.get(item.path, {}).get(item.raw)
+        if removed_by is None:
+            left.append(item)
+            continue
+        triage.findings.append(
+            _finding(
+                item, Classification.REMOVED_ON_MAIN, commit=removed_by[0], subject=removed_by[1]
+            )
+        )
+    return left
 
 
 def _removed_as_dev_wrapped_it(
