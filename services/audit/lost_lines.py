@@ -27,34 +27,45 @@ explanation failed:
    up per file, not listed line by line.
 3. *by policy*: the lines of keep-dev and override-from-main files (shown,
    never hidden: the policy, not the merge, decided those files), except a
-   still-referenced definition (7), which stays an accident there too.
-4. *moved*: the line, ignoring indentation, trailing whitespace and quote
+   still-referenced definition (8), which stays an accident there too.
+4. *removed on main*: a slice commit removed that exact line from that file
+   (most lost lines, and the cheapest test: asked first).
+5. *reformatted*: the Python statement holding the line is in the result
+   wrapped another way, or with only its comment changed
+   (:mod:`~syncdesk.services.audit.statements`); the result file holds a line
+   equal to it ignoring all whitespace and quote style; a formatter joined or
+   split it (:class:`~syncdesk.services.audit.lines.Reflow`).
+6. *moved*: the line, ignoring indentation, trailing whitespace and quote
    style, was put into another file of the result by the merge or the repair
    (a changed file holds it more often at the head than on dev and main
    together), which also follows files main renamed or split.
-5. *reformatted*: the result file holds a line equal to it ignoring all
-   whitespace and quote style, or a formatter joined or split the statement
-   it belongs to (:class:`~syncdesk.services.audit.lines.Reflow`).
-6. *removed on main*: a slice commit removed that exact line from that file,
-   or, for a line that would otherwise be an accident, main's history before
-   the slice did (a stale copy of main's older code an earlier sync kept).
-7. *still referenced*: the line defined a name (function, class, parameter,
+7. *removed on main* again: dev had only rewrapped a statement of the merge
+   base, and main removed that statement.
+8. *still referenced*: the line defined a name (function, class, parameter,
    attribute, import, config key, flag) that main never mentions, that the
    head's tree still uses and that the head's file no longer defines
    (:mod:`syncdesk.services.audit.names`): the strongest sign of an
    accident, ranked first.
-8. *probable accident* at once: the line is in a dev function or class that
-   main and the head both lack by name (dev's work dropped wholesale).
-9. *superseded by main*: a slice commit rewrote the same code: the base
-   lines dev changed, or, for a line dev inserted, main deleted the code
-   around it or wrote a version of it at that place (a port, a rename, a
-   reworded comment: :mod:`syncdesk.services.audit.regions`); the commit is
-   named. Where that code is a conflict hunk the resolution took as main's
-   side, the class is *taken as main*: a resolution decision, shown as such.
-   A change of main's merely *next to* dev's line does not count, hunk or no
-   hunk: dropping a dev addition because main touched a neighbouring line is
-   the classic accident.
-10. *probable accident*: everything else. Accidents are grouped into blocks
+9. *moved* with its function: main moved the function holding the line into
+   another file, under its name or another (the function main brought there
+   holds most of its lines), and the line is prose or its words are there.
+10. *probable accident* at once: the line is in a dev function or class that
+    main and the head both lack by name (dev's work dropped wholesale).
+11. *superseded by main*: a slice commit rewrote the same code: the base
+    lines dev changed, or, for a line dev inserted, main deleted the code
+    around it or wrote a version of it at that place (a port, a rename, a
+    reworded comment: :mod:`syncdesk.services.audit.regions`); or main
+    renamed a name of the line (the result holds it with the new name, one
+    main brought); or main rewrote the function holding it and the result's
+    version still holds the line's words (a missing word only where main
+    brought a name to stand for it), its shape with the locals renamed, or
+    it is a comment or docstring (but a comment whose code is an accident is
+    one too). The commit is named. Where that code is a conflict hunk the
+    resolution took as main's side, the class is *taken as main*: a
+    resolution decision, shown as such. A change of main's merely *next to*
+    dev's line does not count, hunk or no hunk: dropping a dev addition
+    because main touched a neighbouring line is the classic accident.
+12. *probable accident*: everything else. Accidents are grouped into blocks
     of consecutive dev lines.
 """
 
