@@ -112,9 +112,7 @@ class Reading:
 # CommonMark's "normalize" step turns NUL into U+FFFD; the text must reach the
 # screen as written (a NUL shown as ^@), and its line ends are already "\n".
 _MARKDOWN = (
-    MarkdownIt("commonmark", {"html": True})
-    .enable(["table", "strikethrough"])
-    .disable("normalize")
+    MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).disable("normalize")
 )
 
 
