@@ -370,6 +370,7 @@ class _Triage:
     _definitions: dict[bytes, list[str]] | None = None
     _renamed: dict[tuple[str, bytes], list[tuple[str, bytes]]] = field(default_factory=dict)
     _functions_index: dict[bytes, set[tuple[str, bytes]]] | None = None
+    _brought: dict[str, dict[bytes, set[bytes]]] = field(default_factory=dict)
     _renamings: dict[str, dict[bytes, tuple[bytes, int]]] = field(default_factory=dict)
 
     def look_for_uses(self, items: Iterable[_Lost]) -> None:
@@ -435,8 +436,10 @@ class _Triage:
                 if not is_trivial(lines[at])
             }
             hits: Counter[tuple[str, bytes]] = Counter()
+            own = self._brought_lines(path)  # renamed in place
             for form in mine:
                 hits.update(self._function_lines().get(form, ()))
+                hits.update((path, owner) for owner in own.get(form, ()))
             for place in list(hits):  # only a function main brought: dev's own is no move
                 if place[1] in self.bodies(self.snapshot.changed[place[0]].before):
                     del hits[place]
@@ -446,30 +449,40 @@ class _Triage:
         return self._renamed[path, name]
 
     def _function_lines(self) -> dict[bytes, set[tuple[str, bytes]]]:
-        """Each normal-form line of a function main brought into a Python file (the
-        result defines it, dev's version of the file does not) -> the functions
-        holding it. Built once, when first asked; a cheap look at every changed
-        file's ``def`` lines first, so only files with such functions are outlined."""
+        """Each normal-form line of a function of a Python file new to dev (where main
+        moves code: a module split into a package, say) -> the functions holding it.
+        Built once, when first asked."""
         if self._functions_index is None:
             self._functions_index = {}
             for path in sorted(self.snapshot.on_main):
                 change = self.snapshot.changed.get(path)
-                if change is None or change.after is None or not is_python(path):
+                if change is None or change.before is not None or not is_python(path):
                     continue
-                after = self.snapshot.blobs.get(change.after, b"")
-                before = self.snapshot.blobs.get(change.before or "", b"")
-                brought = set(_DEFINES.findall(after)) - set(_DEFINES.findall(before))
-                if not brought or is_binary(after):
-                    continue
+                for form, owners in self._brought_lines(path).items():
+                    self._functions_index.setdefault(form, set()).update(
+                        (path, owner) for owner in owners
+                    )
+        return self._functions_index
+
+    def _brought_lines(self, path: str) -> dict[bytes, set[bytes]]:
+        """Each normal-form line of a function main brought into ``path`` (the result
+        defines it, dev's version of the file does not) -> those functions. A cheap look
+        at the ``def`` lines first: only a file with such functions is outlined."""
+        if path not in self._brought:
+            table: dict[bytes, set[bytes]] = {}
+            change = self.snapshot.changed[path]
+            after = self.snapshot.blobs.get(change.after or "", b"")
+            before = self.snapshot.blobs.get(change.before or "", b"")
+            brought = set(_DEFINES.findall(after)) - set(_DEFINES.findall(before))
+            if brought and is_python(path) and not is_binary(after):
                 lines = self.snapshot.lines(change.after)
                 bodies = self.bodies(change.after)
                 for owner in sorted(brought):
                     for at in bodies.get(owner, ()):
                         if not is_trivial(lines[at]):
-                            self._functions_index.setdefault(normal_form(lines[at]), set()).add(
-                                (path, owner)
-                            )
-        return self._functions_index
+                            table.setdefault(normal_form(lines[at]), set()).add(owner)
+            self._brought[path] = table
+        return self._brought[path]
 
     def names_in(self, sha: str | None) -> set[bytes]:
         """The identifiers of a blob (read once per blob)."""
