@@ -371,6 +371,7 @@ class _Triage:
     _renamed: dict[tuple[str, bytes], list[tuple[str, bytes]]] = field(default_factory=dict)
     _functions_index: dict[bytes, set[tuple[str, bytes]]] | None = None
     _brought: dict[str, dict[bytes, set[bytes]]] = field(default_factory=dict)
+    _defined_in: dict[str, set[bytes]] = field(default_factory=dict)
     _renamings: dict[str, dict[bytes, tuple[bytes, int]]] = field(default_factory=dict)
 
     def look_for_uses(self, items: Iterable[_Lost]) -> None:
@@ -441,7 +442,7 @@ class _Triage:
                 hits.update(self._function_lines().get(form, ()))
                 hits.update((path, owner) for owner in own.get(form, ()))
             for place in list(hits):  # only a function main brought: dev's own is no move
-                if place[1] in self.bodies(self.snapshot.changed[place[0]].before):
+                if place[1] in self.defined_in(self.snapshot.changed[place[0]].before):
                     del hits[place]
             best = max(sorted(hits), key=lambda place: hits[place], default=None)
             found = best is not None and hits[best] >= max(2, _MOVED_SHARE * len(mine))
@@ -472,8 +473,7 @@ class _Triage:
             table: dict[bytes, set[bytes]] = {}
             change = self.snapshot.changed[path]
             after = self.snapshot.blobs.get(change.after or "", b"")
-            before = self.snapshot.blobs.get(change.before or "", b"")
-            brought = set(_DEFINES.findall(after)) - set(_DEFINES.findall(before))
+            brought = self.defined_in(change.after) - self.defined_in(change.before)
             if brought and is_python(path) and not is_binary(after):
                 lines = self.snapshot.lines(change.after)
                 bodies = self.bodies(change.after)
@@ -483,6 +483,13 @@ class _Triage:
                             table.setdefault(normal_form(lines[at]), set()).add(owner)
             self._brought[path] = table
         return self._brought[path]
+
+    def defined_in(self, sha: str | None) -> set[bytes]:
+        """The functions and classes a blob defines, by its ``def``/``class`` lines."""
+        key = sha or ""
+        if key not in self._defined_in:
+            self._defined_in[key] = set(_DEFINES.findall(self.snapshot.blobs.get(key, b"")))
+        return self._defined_in[key]
 
     def names_in(self, sha: str | None) -> set[bytes]:
         """The identifiers of a blob (read once per blob)."""
@@ -1030,6 +1037,8 @@ def _comments_follow_their_code(triage: _Triage, comments: list[int]) -> None:
 
 # A def or class line, anywhere in a blob.
 _DEFINES = re.compile(rb"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+# A function main moved is looked for in at most this many other files by its name.
+_MOVED_TO_AT_MOST = 3
 # A function main moved under a new name: the new one holds this share of its lines.
 _MOVED_SHARE = 0.5
 # The most code lines a comment is taken to introduce.
@@ -1135,8 +1144,10 @@ def _moved_with_its_function(triage: _Triage, item: _Lost) -> tuple[bytes, str, 
     places = [
         (path, name)
         for path in triage.defined_elsewhere(name)
-        if path != item.path and name not in triage.bodies(triage.snapshot.changed[path].before)
+        if path != item.path and name not in triage.defined_in(triage.snapshot.changed[path].before)
     ]  # dev had it there too: not main's move
+    if len(places) > _MOVED_TO_AT_MOST:
+        return None  # a name too common to follow (__init__, forward)
     if not places:
         places = triage.renamed_function(item.path, name)
     for path, new_name in places:
