@@ -10,10 +10,12 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint typecheck unit crash install clean
 
 $(STAMP): pyproject.toml
+	@echo "Installing syncdesk and its dependencies into $(VENV) (once; about half a minute)..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+	@echo "Installed: the syncdesk command is $(BIN)/syncdesk (or run: . $(BIN)/activate)"
 
 install: $(STAMP)
 

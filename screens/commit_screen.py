@@ -16,7 +16,7 @@ from textual.worker import Worker, WorkerState
 
 from syncdesk.services.sync.models import CommitDetails
 from syncdesk.services.sync.session import SyncSession, load_commit
-from syncdesk.tui.text import error_line, literal
+from syncdesk.tui.text import counted, error_line, literal
 
 
 def header_lines(details: CommitDetails) -> Content:
@@ -40,7 +40,7 @@ def header_lines(details: CommitDetails) -> Content:
         Content.assemble(
             ("changes    ", muted),
             (f"+{details.added}", "$success"), " ", (f"-{details.deleted}", "$error"),
-            f"  in {len(details.files)} files",
+            f"  in {counted(len(details.files), 'file')}",
         ),
     ]  # fmt: skip
     return Content("\n").join(rows)

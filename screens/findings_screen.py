@@ -25,11 +25,11 @@ from syncdesk.services.review.dispositions import Book, Decision, decide, load_b
 from syncdesk.services.review.models import Disposition
 from syncdesk.services.review.pull_request import (
     FindingsData,
-    FindingView,
     load_findings,
     post_reply,
     reply_text,
 )
+from syncdesk.services.review.trace import FindingView
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.session import SyncSession, reopen
 from syncdesk.tui.widgets.finding_detail import render_detail
@@ -223,7 +223,10 @@ class FindingsScreen(DeskScreen[tuple[SyncSession, FindingsData]]):
         self._pressed.clear()  # every key pressed so far is in the book now
         text = reply_text(data)
         threads = sum(len(v.finding.comment_ids) for v in data.views)
-        choice = await self.app.push_screen_wait(ReplyPreviewScreen(data.pr.number, text, threads))
+        suggested = [v.finding.id for v in data.views if data.decision(v.finding.id) is None]
+        choice = await self.app.push_screen_wait(
+            ReplyPreviewScreen(data.pr.number, text, threads, suggested)
+        )
         if choice is None:
             return
         where = f"#{data.pr.number} on {data.link.target.full_name}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,7 +15,7 @@ from textual.widgets import Footer, Header, Label, Static
 
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.services.sanitize import one_line
-from syncdesk.services.write.models import RepairPlan
+from syncdesk.services.write.models import PreviewCheck, RepairPlan
 from syncdesk.tui.text import literal
 
 
@@ -33,7 +34,8 @@ def summary_line(plan: RepairPlan) -> str:
         )
     files = len(plan.changes)
     signed = "signed" if plan.sign else "not signed"
-    return f"{what}; {files} file{'s' if files != 1 else ''} change; {signed}"
+    found = f"; look first: {len(plan.checks)} finding(s) below" if plan.checks else ""
+    return f"{what}; {files} file{'s' if files != 1 else ''} change; {signed}{found}"
 
 
 def diff_text(patch: str) -> Text:
@@ -55,6 +57,23 @@ def diff_text(patch: str) -> Text:
     return text
 
 
+CHECK_MARKS = {"syntax": "✗", "keep-dev": "⚠", "duplicate-def": "⚠"}
+
+
+def checks_text(checks: Sequence[PreviewCheck]) -> Text:
+    """One line a check, blocking ones first and in red; the messages stay literal text."""
+    text = Text()
+    for check in sorted(checks, key=lambda c: not c.blocking):
+        style = "bold red" if check.blocking else "yellow"
+        text.append(f"{CHECK_MARKS.get(check.kind, '⚠')} ", style)
+        text.append(literal(check.message).plain, style)
+        if check.blocking:
+            text.append("  (w asks before writing it)", "dim")
+        text.append("\n")
+    text.rstrip()
+    return text
+
+
 class PreviewScreen(Screen[bool]):
     """Everything the write will do; dismisses True only after a confirmed ``w``."""
 
@@ -72,6 +91,9 @@ class PreviewScreen(Screen[bool]):
         yield Header(icon="⇄")
         yield Label(literal(summary_line(plan)), id="preview-summary")
         with VerticalScroll(id="preview-body"):
+            if plan.checks:
+                yield Label("Before you write: what the preview found", classes="preview-title")
+                yield Static(checks_text(plan.checks), id="preview-checks")
             yield Label("The commit message", classes="preview-title")
             yield Static(literal(plan.message.rstrip("\n")), id="preview-message")
             yield Label("The new repair, against the merge", classes="preview-title")
@@ -92,6 +114,12 @@ class PreviewScreen(Screen[bool]):
     async def action_write(self) -> None:
         """Ask once more, naming the branch; write only on yes."""
         plan = self.plan
+        if plan.blocking:
+            # A file that does not compile is written only after its own yes.
+            found = "; ".join(check.message for check in plan.blocking)
+            doubt = f"{found}. Write the repair with this anyway?"
+            if not await self.app.push_screen_wait(ConfirmScreen(doubt, yes="Write anyway")):
+                return
         question = (
             f"Write the new repair on {one_line(plan.branch)}? The branch moves from "
             f"{plan.old_head[:12]} only if it is still there; a backup ref keeps the old "

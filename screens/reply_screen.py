@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -12,6 +14,36 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Static
 
 from syncdesk.tui.text import literal
+
+SUGGESTED_STYLE = "bold yellow"
+SUGGESTED_MARK = "  ◀ only suggested"
+
+
+def suggested_line(suggested: Sequence[str]) -> str:
+    """The warning above the reply: which dispositions nobody decided yet."""
+    names = ", ".join(suggested)
+    return (
+        f"{len(suggested)} disposition(s) are only syncdesk's suggestion, not your decision "
+        f"(marked below, the mark is not posted): {names}. On the Findings screen, a accepts a "
+        "suggestion; m, h, v or x decides."
+    )
+
+
+def marked_reply(text: str, suggested: Sequence[str]) -> Text:
+    """The reply as it will be posted, each row of a suggested finding marked beside it.
+
+    The mark is drawn after the line, in the preview only: the text itself
+    stays exactly what is posted. A row is ``| <id> <title> | ... |``.
+    """
+    shown = Text()
+    for line in text.rstrip("\n").split("\n"):
+        row = line.startswith("| ") and any(line.startswith(f"| {fid} ") for fid in suggested)
+        shown.append(literal(line).plain, SUGGESTED_STYLE if row else "")
+        if row:
+            shown.append(SUGGESTED_MARK, SUGGESTED_STYLE)
+        shown.append("\n")
+    shown.rstrip()
+    return shown
 
 
 class ReplyPreviewScreen(Screen[bool | None]):
@@ -29,17 +61,23 @@ class ReplyPreviewScreen(Screen[bool | None]):
 
     threads: reactive[bool] = reactive(False)
 
-    def __init__(self, number: int, text: str, thread_count: int) -> None:
+    def __init__(
+        self, number: int, text: str, thread_count: int, suggested: Sequence[str] = ()
+    ) -> None:
         super().__init__()
         self._number = number
         self._text = text
         self._thread_count = thread_count
+        # The findings whose disposition is syncdesk's suggestion, not the maintainer's.
+        self._suggested = tuple(suggested)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
         yield Label("", id="reply-summary")
+        if self._suggested:
+            yield Label(literal(suggested_line(self._suggested)), id="reply-suggested")
         with VerticalScroll(id="reply-body"):
-            yield Static(literal(self._text.rstrip("\n")), id="reply-text")
+            yield Static(marked_reply(self._text, self._suggested), id="reply-text")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -21,6 +21,7 @@ from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.models import SyncReport
 from syncdesk.services.sync.session import SyncSession, load_report, reopen
+from syncdesk.services.workspace.approvals import approved_count
 from syncdesk.services.write.session import (
     plan_from_approved,
     push_confirmed,
@@ -36,8 +37,11 @@ from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.sync_summary import SyncSummary
 
+# What the Slice screen reads: the session, the report, and how many files are approved.
+SliceLoaded = tuple[SyncSession, SyncReport, int | None]
 
-class SliceScreen(DeskScreen[tuple[SyncSession, SyncReport]]):
+
+class SliceScreen(DeskScreen[SliceLoaded]):
     """The slice table beside the sync's summary."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -57,6 +61,7 @@ class SliceScreen(DeskScreen[tuple[SyncSession, SyncReport]]):
     def __init__(self, session: SyncSession) -> None:
         super().__init__(session)
         self.report: SyncReport | None = None
+        self.approved: int | None = None  # conflicted files approved (None: unknown)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
@@ -70,16 +75,19 @@ class SliceScreen(DeskScreen[tuple[SyncSession, SyncReport]]):
     def on_mount(self) -> None:
         self.action_reload()
 
-    def load(self, steps: Steps) -> tuple[SyncSession, SyncReport]:
+    def load(self, steps: Steps) -> SliceLoaded:
         # The refs are resolved anew, so a reload after a write, an undo or an
         # outside change shows where they are now.
         session = reopen(self.session)
-        return session, load_report(session, steps=steps, detail=False)
+        report = load_report(session, steps=steps, detail=False)
+        conflicts = report.conflicts
+        approved = approved_count(session.git, conflicts) if conflicts is not None else 0
+        return session, report, approved
 
-    def loaded(self, result: tuple[SyncSession, SyncReport]) -> None:
-        self.session, self.report = result
+    def loaded(self, result: SliceLoaded) -> None:
+        self.session, self.report, self.approved = result
         self.query_one(SliceTable).show(self.report.slice)
-        self.query_one(SyncSummary).show(self.report)
+        self.query_one(SyncSummary).show(self.report, self.approved)
         self.query_one(SliceTable).focus()
 
     # -- writing the repair, undo, push ----------------------------------------------
@@ -102,7 +110,10 @@ class SliceScreen(DeskScreen[tuple[SyncSession, SyncReport]]):
         if not await self.app.push_screen_wait(PreviewScreen(plan)):
             self.notify("Nothing was written.", markup=False)
             return
-        result = await self.busy("Writing the repair…", write_confirmed, session, plan)
+        # The preview asked again about anything that blocks (a file that does not compile).
+        result = await self.busy(
+            "Writing the repair…", write_confirmed, session, plan, despite_blocking=True
+        )
         message, severity = written_message(result)
         self.notify(message, title="Repair written", severity=severity, markup=False, timeout=12)
         self.action_reload()

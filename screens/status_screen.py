@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -16,6 +17,7 @@ from syncdesk.screens.desk import DeskScreen
 from syncdesk.screens.label_screen import LabelScreen
 from syncdesk.screens.preview_screen import PreviewScreen
 from syncdesk.screens.text_preview_screen import TextPreviewScreen
+from syncdesk.services.github.api import PostResult
 from syncdesk.services.github.checks import trigger_text
 from syncdesk.services.github.link import GitHubLink
 from syncdesk.services.github.status import (
@@ -138,6 +140,7 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
         if await self.app.push_screen_wait(ConfirmScreen(question, "Post")):
             result = await self.in_thread(post_override, self.session, data, text)
             self.posted("DCO override request", result)
+            self._mark_posted(data.pr.head_sha, override=result)
 
     def action_trigger(self) -> None:
         """Post the CI trigger (``/ok to test <sha>``) once for this head, after a yes."""
@@ -156,9 +159,27 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
         where = f"#{data.pr.number} of {data.link.target.full_name}"
         question = f"Post {line!r} on {where}? It is posted at most once per head."
         if await self.app.push_screen_wait(ConfirmScreen(question, "Post")):
-            self.posted(
-                "CI trigger", await self.in_thread(post_trigger, self.session, data, template)
-            )
+            result = await self.in_thread(post_trigger, self.session, data, template)
+            self.posted("CI trigger", result)
+            self._mark_posted(data.pr.head_sha, trigger=result)
+
+    def _mark_posted(
+        self, head: str, *, override: PostResult | None = None, trigger: PostResult | None = None
+    ) -> None:
+        """Show a post for ``head`` at once, with its link, without reading the PR again.
+
+        Marked on the data shown now (a refresh may have come in while the post
+        was under way), and only while that data is still about the same head.
+        """
+        data = self.data
+        if data is None or data.pr.head_sha != head:
+            return
+        if override is not None:
+            data = replace(data, override_posted=override)
+        if trigger is not None:
+            data = replace(data, trigger_posted=trigger)
+        self.data = data
+        self.query_one("#status-text", Static).update(render_status(data))
 
     def action_label(self) -> None:
         """Add or remove a label on the pull request."""

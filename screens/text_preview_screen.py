@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -11,6 +13,32 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Static
 
 from syncdesk.tui.text import literal
+
+
+def clipboard_message(headless: bool, environ: Mapping[str, str]) -> str:
+    """What copying through the terminal did, as far as syncdesk can know it.
+
+    Textual's ``copy_to_clipboard`` writes the clipboard sequence (OSC 52) to
+    the terminal; no terminal answers it, so whether the text arrived is the
+    terminal's secret. Say what was done, and where it is known not to arrive.
+    """
+    if headless:
+        return "Nothing was copied: there is no terminal to hand the text to."
+    if environ.get("TERM_PROGRAM") == "Apple_Terminal":
+        return (
+            "Nothing was copied: macOS Terminal ignores the clipboard sequence (OSC 52). "
+            "Select the text with the mouse instead."
+        )
+    sent = "Sent the text to the terminal's clipboard (OSC 52)"
+    if environ.get("TMUX"):
+        return (
+            f"{sent} through tmux: it reaches the clipboard only if tmux passes it on "
+            "(set -g set-clipboard on). If pasting gives nothing, select the text instead."
+        )
+    return (
+        f"{sent}. Most terminals accept it; if pasting gives nothing, yours does not "
+        "(select the text with the mouse instead)."
+    )
 
 
 class TextPreviewScreen(Screen[bool]):
@@ -50,9 +78,10 @@ class TextPreviewScreen(Screen[bool]):
         self.dismiss(True)
 
     def action_copy(self) -> None:
-        """Copy the text to the clipboard (through the terminal: OSC 52)."""
+        """Copy the text to the clipboard (through the terminal: OSC 52), and say what happened."""
         self.app.copy_to_clipboard(self._text)
-        self.notify("Copied to the clipboard.", markup=False)
+        message = clipboard_message(self.app.is_headless, os.environ)
+        self.notify(message, title="Clipboard", markup=False, timeout=12)
 
     def action_cancel(self) -> None:
         """Leave without doing anything."""

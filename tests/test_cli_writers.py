@@ -7,31 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from syncdesk.services.decisions.models import (
-    Action,
-    FileChoice,
-    FileStatus,
-    SyncKey,
-    choose_file,
-    new_state,
-)
-from syncdesk.services.decisions.store import save_state
-from syncdesk.services.git.runner import Git
 from syncdesk.tui.cli import main
 from tests.syncrepo import SyncRepo, build_sync_repo
-from tests.writing import branch_at, raw_git, refs
+from tests.writing import approve_whole_file, branch_at, raw_git, refs
 
 CORE = "pkg/core.py"
 
 
 def approve_mains_core(sync: SyncRepo) -> bytes:
     """Approve main's whole pkg/core.py in the workspace state; return its content."""
-    git = Git(sync.path)
-    main_blob = raw_git(sync.path, "rev-parse", f"{sync.parent2}:{CORE}").decode().strip()
-    state = new_state(SyncKey(sync.dev_base, sync.parent2), branch="sync", head=sync.head)
-    choice = FileChoice(Action.MAIN, main_blob)
-    save_state(git, choose_file(state, CORE, choice, status=FileStatus.APPROVED))
-    return raw_git(sync.path, "cat-file", "blob", main_blob)
+    return approve_whole_file(sync, CORE)
 
 
 def run(capsys, *args: str) -> tuple[int, list[str], list[str]]:

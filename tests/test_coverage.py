@@ -30,6 +30,7 @@ from syncdesk.services.review.models import CitedRange, Origin
 from syncdesk.services.review.origin import classify_ranges
 from syncdesk.services.sandbox.demo.scenario import demo_scenario
 from syncdesk.services.sandbox.server import Sandbox
+from syncdesk.services.sync.ours import sync_ours
 from tests.gitrepo import GitRepo
 
 PR = 4242
@@ -337,7 +338,10 @@ def test_ours_uncovered_on_the_demo_are_lines_the_merge_or_the_repair_wrote(
     sandbox: Sandbox, demo_facts: DemoFacts
 ) -> None:
     git = Git(demo_facts.repo)
-    ours = ours_lines(git, demo_facts.repair, demo_facts.merge)
+    mine = sync_ours(
+        git, demo_facts.repair, demo_facts.merge, demo_facts.dev_base, demo_facts.dev_tip
+    )
+    ours = ours_lines(git, demo_facts.repair, mine)
     pr = _read_pr(sandbox)
     compare = fetch_compare(sandbox.codecov_url, "lumen-ai", "lumen", PR, None).payload
     result = patch_coverage(pr, compare, ours=ours)
@@ -351,6 +355,7 @@ def test_ours_uncovered_on_the_demo_are_lines_the_merge_or_the_repair_wrote(
         dev_base=demo_facts.dev_base,
         slice_tip=demo_facts.slice_tip,
         main_tip=demo_facts.main_tip,
+        dev_tip=demo_facts.dev_tip,
     )
     for origin in origins:
         assert {run.origin for run in origin.runs} <= {Origin.MERGE, Origin.REPAIR}, origin
@@ -374,7 +379,9 @@ def test_ours_lines_are_those_added_relative_to_both_parents(repo: GitRepo) -> N
         resolve={"a.py": "1\ndev\nmain\n++ resolved\n3\n", "gone.py": None},
     )
     head = repo.commit("repair", {odd: "keep\n++ b/fake.py\nmine\n", "new.py": "n1\nn2\n"})
-    ours = ours_lines(Git(repo.path), head, merge)
+    git = Git(repo.path)
+    dev = repo.rev(f"{merge}^1")  # dev was never merged in: the dev base is dev's tip
+    ours = ours_lines(git, head, sync_ours(git, head, merge, dev, dev))
     assert ours == {"a.py": {4}, odd: {2, 3}, "new.py": {1, 2}}
 
 

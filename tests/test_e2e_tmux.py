@@ -135,7 +135,7 @@ def test_a_hunk_edited_in_the_users_editor(
     tmux.wait_for(lambda s: "Next hunk" in s and "CODEOWNERS" in s, "the conflict workspace")
     tmux.keys("E")
     tmux.wait_for(lambda s: "edited_in_editor = 1" in s, "the edited hunk in the result")
-    screen = tmux.wait_for(lambda s: "edited by hand" in s, "the decision named")
+    screen = tmux.wait_for(lambda s: "you edited it by hand" in s, "the decision named")
     assert "CODEOWNERS" in screen
     tmux.keys("Escape")
     tmux.wait_for(lambda s: "healthy" in s, "the Slice screen again")

@@ -35,8 +35,12 @@ from syncdesk.services.review.models import (
     RangeOrigin,
 )
 from syncdesk.services.review.origin import classify_ranges
+from syncdesk.services.review.parse import review_findings
+from syncdesk.services.review.trace import trace_findings
+from syncdesk.services.sync.session import SyncOptions, open_sync
 from tests.conflictrepo import numbered, replace_lines
 from tests.gitrepo import GitRepo
+from tests.oursrepo import LINES, SLICE_SIZE, DevMerged, build_dev_merged
 
 
 class RecordingGit(Git):
@@ -166,9 +170,13 @@ def test_one_blame_per_file_and_few_processes(world: DemoFacts) -> None:
     assert sorted(call[-1] for call in blames) == sorted(paths)
     # Overlapping ranges are joined: 1-7 and 5-11 become one -L.
     assert all(sum(arg.startswith("-L") for arg in call) == 3 for call in blames)
-    # Besides the blames: one cat-file (refs, commits, blobs) and two rev-lists, whatever the size.
+    # Besides the blames, whatever the size: one cat-file (refs, commits, blobs), two
+    # rev-lists (the sides), and sync_ours's merge-base and two rev-lists (what is ours).
     assert [call[0] for call in git.calls if call[0] != "blame"] == [
         "cat-file",
+        "rev-list",
+        "rev-list",
+        "merge-base",
         "rev-list",
         "rev-list",
     ]
@@ -379,6 +387,116 @@ def test_a_path_with_a_newline(tmp_path: Path) -> None:
     )  # fmt: skip
     assert [run.origin for run in result.runs] == [Origin.SHARED, Origin.DEV]
     assert result.file_identical_to == "dev"
+
+
+# --- dev merged in on top of the sync (tests/oursrepo.py, docs/ours.md) -------------------
+
+ORIGIN_OF = {
+    "root": Origin.SHARED,
+    "dev_base": Origin.DEV,
+    "main_one": Origin.SLICE,
+    "merge": Origin.MERGE,
+    "repair_one": Origin.REPAIR,
+    "repair_three": Origin.REPAIR,
+    "dev_merge_two": Origin.REPAIR,  # the merge of dev's own resolution is ours
+    "pr_one": Origin.DEV,  # dev's pull requests, brought in by the merges of dev
+    "pr_two": Origin.DEV,
+    "pr_three": Origin.DEV,
+}
+
+
+def classify_dev_merged(built: DevMerged, cited: Sequence[CitedRange], **kw: Any):
+    return classify_ranges(
+        Git(built.path), cited, head="sync", merge=built.shas["merge"],
+        dev_base=built.shas["dev_base"], slice_tip=built.shas["main_two"],
+        main_tip=built.shas["main_three"], **kw,
+    )  # fmt: skip
+
+
+def test_dev_merged_on_top_every_line_has_its_class(tmp_path: Path) -> None:
+    built = build_dev_merged(tmp_path / "r")
+    cited = [
+        CitedRange(path, built.line(path, text), built.line(path, text)) for path, text in LINES
+    ]
+    results = classify_dev_merged(built, cited, dev_tip="dev")
+    for (path, text), result in zip(LINES, results, strict=True):
+        [run] = result.runs
+        writer = LINES[(path, text)]
+        assert run.commit == built.shas[writer] == built.blamed(path, result.start), text
+        assert (run.origin, result.note) == (ORIGIN_OF[writer], ""), text
+        assert run.by_merge == (writer == "dev_merge_two"), text
+
+
+def test_dev_merged_on_top_without_dev_tip_dev_prs_are_never_repair(tmp_path: Path) -> None:
+    # Without dev's tip the PR commits cannot be called dev's; they are still not ours.
+    built = build_dev_merged(tmp_path / "r")
+    line = built.line("dispatch.py", "dev pr one two")
+    [result] = classify_dev_merged(built, [CitedRange("dispatch.py", line, line)])
+    assert result.counts == {} and "on neither side" in result.note
+    line = built.line("train.py", "dev merge eight")
+    [result] = classify_dev_merged(built, [CitedRange("train.py", line, line)])
+    assert result.counts == {Origin.REPAIR: 1}
+
+
+DEV_MERGED_REVIEW = """\
+F1 — Dispatcher [IMPORTANT Correctness]
+dispatch.py:1-3 and dispatch.py:11 drop a case.
+
+F2 — Training [MINOR Testing]
+The fix at {link} is wrong.
+
+F3 — Resolution of train.py [IMPORTANT Correctness]
+train.py:8 keeps neither side.
+
+F4 — Core [NIT Style]
+core.py:15 and core.py:10.
+
+F5 — Slice only [LOW Docs]
+core.py:15
+
+F6 — Both [LOW Docs]
+dispatch.py:7 and core.py:29
+"""
+
+
+def test_dev_merged_on_top_dispositions(tmp_path: Path) -> None:
+    built = build_dev_merged(tmp_path / "r")
+    repair_one = built.shas["repair_one"]
+    # A link at the first repair: train.py line 5 is the same line at the head.
+    link = f"https://github.com/o/r/blob/{repair_one}/train.py#L5"
+    session = open_sync(
+        SyncOptions(repo=built.path, head="sync", slice_size=SLICE_SIZE),
+        user_config=Path("/nonexistent"),
+    )
+    findings = review_findings(DEV_MERGED_REVIEW.format(link=link))
+    traced = trace_findings(session, findings)
+    got = {view.finding.id: (view.suggested, view.reason) for view in traced.views}
+    shas = built.shas
+    assert got == {
+        "F1": (Disposition.FIX_ON_DEV, f"2 cited lines from dev {shas['pr_one'][:7]} "
+               "([dev] dispatch thd (#11))"),
+        "F2": (Disposition.FIX_HERE, f"1 cited line from the repair commit {repair_one[:8]}"),
+        "F3": (Disposition.FIX_HERE, f"1 cited line from our merge of dev "
+               f"{shas['dev_merge_two'][:8]} (its own resolution)"),
+        "F4": (Disposition.FIX_HERE, f"1 cited line from the merge {shas['merge'][:8]}"),
+        "F5": (Disposition.FIX_ON_MAIN, f"1 cited line from main {shas['main_one'][:7]} "
+               "(main: fifteen (#1))"),
+        "F6": (Disposition.FIX_HERE, f"1 cited line from the repair commit "
+               f"{shas['repair_three'][:8]}"),
+    }  # fmt: skip
+    [f2_range] = traced.views[1].origins
+    assert (f2_range.range.commit, f2_range.start) == (repair_one, 5)
+    f1 = traced.views[0]
+    assert f1.origins[0].counts == {Origin.SHARED: 2, Origin.DEV: 1}
+    assert f1.evidence.endswith(f"the cited lines come from dev {shas['pr_one'][:7]} "
+                                "([dev] dispatch thd (#11)) and code older than both "
+                                f"branches, {shas['root'][:7]} (Base)")  # fmt: skip
+    f3 = traced.views[2]
+    assert f3.evidence == (
+        f"F3: the cited lines come from our merge of dev {shas['dev_merge_two'][:7]} "
+        "(Merge dev again) (its own resolution)"
+    )
+    assert traced.ours is not None and traced.ours.dev == shas["pr_three"]
 
 
 # --- pure parts -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.sync_summary import SyncSummary
 from tests.gitrepo import GitRepo
+from tests.oursrepo import SLICE_SIZE, build_dev_merged
 from tests.waiting import until, until_loaded, until_palette_offers, until_screen
 from tests.worlds import demo_session
 
@@ -94,6 +95,44 @@ async def test_reload_reads_the_branch_again(demo_facts: DemoFacts) -> None:
         await until(pilot, lambda: screen.report is not first, "the slice read again")
         await _loaded(pilot)
         assert screen.query_one(SliceTable).row_count == len(demo_facts.slice)
+
+
+def _says_what_is_ours(summary: str, shas: dict[str, str]) -> bool:
+    repairs = " ".join(shas[n][:8] for n in ("repair_one", "repair_two", "repair_three"))
+    merges = " ".join(shas[n][:8] for n in ("dev_merge_one", "dev_merge_two"))
+    return (
+        f"merge {shas['merge'][:8]} + 5 on top: repairs {repairs}" in summary
+        and f"merges of dev {merges}; 3 commits those merges brought are dev's" in summary
+        and "it brought 2 dev commits (dev's); its own resolution is ours" in summary
+    )
+
+
+async def test_dev_merged_on_top_the_summary_names_the_commits_counted_as_ours(
+    tmp_path: Path,
+) -> None:
+    built = build_dev_merged(tmp_path / "r")
+    session = open_sync(
+        SyncOptions(repo=built.path, head="sync", slice_size=SLICE_SIZE),
+        user_config=Path("/nonexistent"),
+    )
+    app = SyncDeskApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _loaded(pilot)
+        assert _says_what_is_ours(_summary_text(app), built.shas), _summary_text(app)
+        first = screen.report
+        await pilot.press("r")
+        await until(pilot, lambda: screen.report is not first, "the slice read again")
+        await _loaded(pilot)
+        assert _says_what_is_ours(_summary_text(app), built.shas), _summary_text(app)
+
+
+async def test_a_plain_sync_has_no_ours_row(demo_facts: DemoFacts) -> None:
+    app = SyncDeskApp(demo_session(demo_facts))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(pilot)
+        summary = _summary_text(app)
+        assert f"Repair       {demo_facts.repair[:8]}" in summary
+        assert "Ours" not in summary
 
 
 HOSTILE_SUBJECT = (

@@ -6,6 +6,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from syncdesk.services.decisions import models as decisions
+from syncdesk.services.decisions.store import load_state, save_state
 from syncdesk.services.git.runner import Git
 from syncdesk.services.write.models import FileChange, WriteResult
 from syncdesk.services.write.repair import plan_repair, write_repair
@@ -85,3 +87,26 @@ def fsck_ok(path: Path) -> bool:
         ["git", "fsck", "--no-dangling", "--no-progress"], cwd=path, capture_output=True
     )
     return result.returncode == 0 and not result.stderr.strip()
+
+
+def approve_whole_file(sync: SyncRepo, path: str, content: bytes | None = None) -> bytes:
+    """Approve ``path`` whole in the workspace's saved state, as a maintainer would.
+
+    As ``content`` (a hand edit), else as main has it; other files keep what
+    was saved for them. Returns the content approved.
+    """
+    git = Git(sync.path)
+    if content is None:
+        blob = git.text("rev-parse", f"{sync.parent2}:{path}").strip()
+        choice = decisions.FileChoice(decisions.Action.MAIN, blob)
+    else:
+        blob = git.run(["hash-object", "-w", "--stdin"], input=content).text.strip()
+        choice = decisions.FileChoice(decisions.Action.EDITED, blob)
+    key = decisions.SyncKey(sync.dev_base, sync.parent2)
+    loaded = load_state(git, key, head=sync.head, remember=False)
+    state = (
+        loaded.state if loaded.resumed else decisions.new_state(key, branch="sync", head=sync.head)
+    )
+    approved = decisions.FileStatus.APPROVED
+    save_state(git, decisions.choose_file(state, path, choice, status=approved))
+    return raw_git(sync.path, "cat-file", "blob", blob)

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -93,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--pr", type=int, metavar="N", help="the desk's pull request (default: by the head branch)"
     )
+    parser.add_argument("--version", action="version", version=f"syncdesk {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = commands.add_parser("demo", help="build the demo world and open syncdesk on it")
     demo.add_argument("--dir", type=Path, help="where to build it (default: a user cache dir)")
@@ -132,9 +134,31 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="F",
         help='check the PR description in F ("-": stdin) against the slice, offline',
     )
-    findings = commands.add_parser("findings", help="parse review findings out of a text (offline)")
+    findings = commands.add_parser(
+        "findings",
+        help="parse review findings out of a text; with --repo, trace their cited lines (offline)",
+    )
     findings.add_argument("--text-file", required=True, help='the review text ("-": stdin)')
     findings.add_argument("--format", choices=("text", "json"), default="text")
+    # Its own dest: the main parser's --repo defaults to ".", and only a
+    # --repo given here turns the parser into a tracer.
+    findings.add_argument(
+        "--repo",
+        dest="trace_repo",
+        type=Path,
+        default=None,
+        help="trace each cited range's origin on this repository's sync (git only, no GitHub)",
+    )
+    # The other sync options keep what the main parser read unless given here.
+    for option, what in (
+        ("--head", "the sync branch or commit (default: HEAD)"),
+        ("--dev", "the dev branch (default: from config, else dev)"),
+        ("--main", "the main branch (default: from config, else main)"),
+    ):
+        findings.add_argument(option, default=argparse.SUPPRESS, help=f"with --repo: {what}")
+    findings.add_argument(
+        "--slice-size", type=int, default=argparse.SUPPRESS, help="with --repo: the slice size"
+    )
     _writer_commands(commands)
     return parser
 
@@ -147,6 +171,11 @@ def _writer_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     mode = repair.add_mutually_exclusive_group(required=True)
     mode.add_argument("--preview", action="store_true", help="show what would be written")
     mode.add_argument("--write", action="store_true", help="write it and move the branch")
+    repair.add_argument(
+        "--despite-syntax-errors",
+        action="store_true",
+        help="write even if a changed Python file does not compile (see --preview first)",
+    )
     undo = commands.add_parser("undo", help="restore the branch to syncdesk's last backup")
     rebuild = commands.add_parser(
         "rebuild", help="rebuild the sync on a new dev base, carrying every resolution over"
@@ -157,6 +186,14 @@ def _writer_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
     for command in (repair, undo, rebuild, push):
         command.add_argument("--branch", default=None, help=branch_help)
         _sync_options(command, inherited=True)
+
+
+def _version() -> str:
+    """The installed distribution's version (``unknown`` when run from a bare checkout)."""
+    try:
+        return metadata.version("syncdesk")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -319,7 +356,14 @@ def _findings(args: argparse.Namespace) -> int:
     except OSError as error:
         raise ServiceError(f"cannot read {one_line(args.text_file)}: {error.strerror}") from None
     findings = review_findings(data.decode("utf-8", errors="replace"))
-    if args.format == "json":
+    if args.trace_repo is not None:
+        from syncdesk.services.report.findings import traced_json, traced_text
+        from syncdesk.services.review.trace import trace_findings
+
+        traced = trace_findings(open_sync(replace(_options(args), repo=args.trace_repo)), findings)
+        json_text = to_json_text(traced_json(traced)) if args.format == "json" else ""
+        sys.stdout.write(json_text or traced_text(traced))
+    elif args.format == "json":
         sys.stdout.write(to_json_text(findings_to_json(findings)))
     else:
         sys.stdout.write(findings_to_text(findings))
@@ -353,8 +397,9 @@ def _demo_world(directory: Path | None) -> DemoFacts:
     from syncdesk.services.demo.world import build_world
 
     directory = directory or platformdirs.user_cache_path("syncdesk") / "demo"
-    print(f"Building the demo world in {directory} ...", file=sys.stderr)
-    facts = build_world(directory)
+    # Said only when it happens: a world that is already there is reused silently.
+    building = partial(print, f"Building the demo world in {directory} ...", file=sys.stderr)
+    facts = build_world(directory, on_build=building)
     _demo_settings(facts.repo)
     return facts
 
@@ -482,7 +527,7 @@ def _repair(args: argparse.Namespace) -> int:
         _print_plan(plan)
         print("Nothing was written: syncdesk repair --write writes it.")
         return 0
-    result = write_confirmed(session, plan)
+    result = write_confirmed(session, plan, despite_blocking=args.despite_syntax_errors)
     print(
         f"Wrote repair {result.new_head[:12]} on {one_line(result.branch)} "
         f"(was {result.old_head[:12]}; backup {result.backup_ref})"
@@ -507,6 +552,11 @@ def _print_plan(plan: RepairPlan) -> None:
     print(plan.diff_stat.rstrip("\n"))
     print("\n--- what changes against the previous repair ---")
     print(plan.diff_vs_old_repair.rstrip("\n"))
+    if plan.checks:
+        print("\n--- look before writing ---")
+        for check in plan.checks:
+            blocks = " [blocks --write; --despite-syntax-errors]" if check.blocking else ""
+            print(f"{'error' if check.blocking else 'warning'}: {check.message}{blocks}")
 
 
 def _print_checks(anatomy_ok: bool, problems: Sequence[str], tree_ok: bool, patch: str) -> None:

@@ -24,3 +24,8 @@ def error_line(error: BaseException) -> str:
     if isinstance(error, ServiceError):
         return error.message
     return one_line(f"internal error: {type(error).__name__}: {error}")
+
+
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``count`` and ``noun``, plural unless the count is one: "1 file", "3 files"."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"

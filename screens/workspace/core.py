@@ -40,6 +40,7 @@ from syncdesk.services.workspace.layout import (
     layout,
 )
 from syncdesk.services.workspace.load import WorkspaceData
+from syncdesk.services.workspace.whole_file import whole_file_view
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.hunk_info import hunk_info
 from syncdesk.tui.widgets.threeway import ThreeWayView
@@ -111,7 +112,11 @@ class WorkspaceCore(DeskScreen[WorkspaceData]):
             return
         self._move_cursor(path, hunk)
         self._redraw()
-        self.query_one(ThreeWayView).scroll_to_hunk(self.state.cursor.hunk)
+        view = self.query_one(ThreeWayView)
+        if conflict.whole_file_only:
+            view.call_after_refresh(view.scroll_to, x=0, y=0, animate=False)
+        else:
+            view.scroll_to_hunk(self.state.cursor.hunk)
 
     def _move_cursor(self, path: str, hunk: int) -> None:
         assert self.state is not None
@@ -128,9 +133,15 @@ class WorkspaceCore(DeskScreen[WorkspaceData]):
             return
         view = self.query_one(ThreeWayView)
         if conflict.whole_file_only:
-            view.display = False
+            policy = self.policies.get(conflict.path)
+            whole = whole_file_view(conflict, state.decisions(conflict.path), self.texts, policy)
+            # A text file resolved whole shows each side's file; binary content shows nothing.
+            view.display = self.query_one("#ws-pane-titles").display = whole is not None
+            if whole is not None:
+                view.show(whole[0], whole[1])
+                view.current_hunk = -1  # no hunk of its own to mark: the whole file is one
         else:
-            view.display = True
+            view.display = self.query_one("#ws-pane-titles").display = True
             current = self._layout(conflict)
             view.show(conflict, current.results, current.gaps)
             view.current_hunk = state.cursor.hunk
@@ -166,9 +177,24 @@ class WorkspaceCore(DeskScreen[WorkspaceData]):
 
     def _step_hunk(self, delta: int) -> None:
         conflict = self.conflict
-        if conflict is None or self.state is None or not conflict.hunks:
+        if conflict is None or self.state is None:
             return
-        self._move_cursor(conflict.path, self.state.cursor.hunk + delta)
+        if not conflict.hunks:
+            self.notify("This file has no hunks: it is resolved whole (D or M).", markup=False)
+            return
+        target = self.state.cursor.hunk + delta
+        count = len(conflict.hunks)
+        if target >= count:
+            self.notify(
+                f"This is the last hunk ({count} of {count}): N goes to the next file "
+                "not yet approved.",
+                markup=False,
+            )
+            return
+        if target < 0:
+            self.notify(f"This is the first hunk (1 of {count}).", markup=False)
+            return
+        self._move_cursor(conflict.path, target)
         self.query_one(ThreeWayView).scroll_to_hunk(self.state.cursor.hunk)
         self.query_one("#ws-hunk-info", Static).update(self._info(conflict))
 
@@ -183,6 +209,11 @@ class WorkspaceCore(DeskScreen[WorkspaceData]):
         files = self.query_one(ConflictList)
         files.move_cursor(row=files.get_row_index(following.path))
         self._open(following.path)
+        view = self.query_one(ThreeWayView)
+        # A file with nothing to draw hid the view, and Textual moved the focus
+        # away from it: give it back, or ←/→ would scroll nothing.
+        if view.display:
+            view.focus()
 
     # -- decisions --------------------------------------------------------------------
 

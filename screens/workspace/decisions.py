@@ -89,11 +89,17 @@ class DecisionActions(WorkspaceCore):
     def action_undo(self) -> None:
         """Undo the last decision in this file."""
         if self.state is not None and self.conflict is not None:
+            if not self.state.file(self.conflict.path).undo:
+                self.notify("Nothing to undo in this file.", markup=False)
+                return
             self._apply(Decided(undo(self.state, self.conflict.path), {}))
 
     def action_redo(self) -> None:
         """Redo the last undone decision in this file."""
         if self.state is not None and self.conflict is not None:
+            if not self.state.file(self.conflict.path).redo:
+                self.notify("Nothing to redo in this file.", markup=False)
+                return
             self._apply(Decided(redo(self.state, self.conflict.path), {}))
 
     def action_approve(self) -> None:

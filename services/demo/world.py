@@ -23,7 +23,7 @@ import random
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -63,29 +63,40 @@ DEFAULT_SPEC = WorldSpec()  # frozen: safe to share as a default argument
 Files = dict[str, str]
 
 
-def build_world(directory: Path, spec: WorldSpec = DEFAULT_SPEC) -> DemoFacts:
+def build_world(
+    directory: Path,
+    spec: WorldSpec = DEFAULT_SPEC,
+    *,
+    on_build: Callable[[], object] | None = None,
+) -> DemoFacts:
     """Build the demo repository in ``directory/"repo"``, or reuse it, and return its facts.
 
     An existing world is reused when ``directory/facts.json`` was written by
     this ``BUILDER_VERSION`` for an equal ``spec`` and its branches still point
     where the facts say; otherwise it is rebuilt from scratch (same SHAs).
     Concurrent calls on one directory are serialised with a lock file.
+    ``on_build`` is called once a build starts (not when the world is reused),
+    so a caller says "building" only when it is true.
     """
     spec.validate()
     directory = directory.resolve()
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        return _build_or_reuse(directory, spec)
+        return _build_or_reuse(directory, spec, on_build)
     except OSError as error:  # a directory that cannot be made or written, a full disk
         reason = error.strerror or str(error)
         raise DemoBuildError(f"cannot build the demo world in {directory}: {reason}") from None
 
 
-def _build_or_reuse(directory: Path, spec: WorldSpec) -> DemoFacts:
+def _build_or_reuse(
+    directory: Path, spec: WorldSpec, on_build: Callable[[], object] | None
+) -> DemoFacts:
     with _locked(directory):
         reused = _reusable(directory, spec)
         if reused is not None:
             return reused
+        if on_build is not None:
+            on_build()
         for orphan in directory.glob(".build-*"):  # left by a killed build
             shutil.rmtree(orphan, ignore_errors=True)
         staging = Path(tempfile.mkdtemp(prefix=".build-", dir=directory))

@@ -58,7 +58,7 @@ from syncdesk.services.github.models import (
 from syncdesk.services.github.token import Token
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sanitize import one_line
-from syncdesk.services.sync.config import Config
+from syncdesk.services.sync.config import Config, user_config_path
 
 T = TypeVar("T")
 
@@ -139,9 +139,12 @@ def target_for(git: Git, config: Config) -> GitHubTarget:
     url = result.text.strip()
     match = _REMOTE.match(url) if result.status == 0 else None
     if match is None:
+        # github_repo is a user-file key (a repository's own .syncdesk.toml may not
+        # say where the token goes): name the file that accepts it.
+        why = "has no GitHub URL" if result.status == 0 else "does not exist"
         raise ServiceError(
-            f"cannot tell the GitHub repository: remote {one_line(config.remote)!r} has no "
-            'GitHub URL; set github_repo = "owner/name" in .syncdesk.toml'
+            f"cannot tell the GitHub repository: remote {one_line(config.remote)!r} {why}; "
+            f'set github_repo = "owner/name" in your user config file ({user_config_path()})'
         )
     return GitHubTarget(config.github_api_url, config.github_web_url, match["owner"], match["name"])
 

@@ -13,6 +13,10 @@ checks`` does it (``pkg/cmd/pr/checks/aggregate.go``):
   everything unfinished (queued, in_progress, waiting, requested, pending,
   expected, stale) is pending.
 
+A check run and a commit status of the same name (Codecov posts
+``codecov/patch`` as both) are one item in the worse of their states: GitHub
+requires both to pass, and counting them apart made one failure two.
+
 The items are grouped by the configuration: the *gate* (the one check whose
 name is exactly ``ci_gate``), *required* (a ``ci_required`` pattern matches,
 or GitHub says the check is required), *exempt* (a ``ci_exempt`` pattern;
@@ -30,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from typing import Any, Literal, TypeVar
@@ -106,6 +110,9 @@ class CheckItem:
     finished: bool
     url: str
     description: str  # a check run's output title, a status's description
+    # A check run and a commit status share this name (Codecov posts both): GitHub
+    # requires both to pass, so they are one line, in the worse of their two states.
+    kinds: tuple[Kind, ...] = ()
 
     @property
     def failing(self) -> bool:
@@ -252,6 +259,30 @@ def _item(context: RollupContext, group: Group) -> CheckItem:
     )
 
 
+def _severity(item: CheckItem) -> int:
+    return 2 if item.failing else 1 if item.pending else 0
+
+
+def _one_per_name(items: Iterable[CheckItem]) -> list[CheckItem]:
+    """One item per name: a check run and a status of one name become the worse of the two.
+
+    GitHub lists both and requires both ("if a check and a commit status have
+    the same name, both must pass"); listing both counted one failure twice.
+    On equal states the check run speaks (its title is the richer text).
+    """
+    named: dict[str, CheckItem] = {}
+    for item in items:
+        kept = named.get(item.name)
+        if kept is None:
+            named[item.name] = item
+            continue
+        worse = item if _severity(item) > _severity(kept) else kept
+        if _severity(item) == _severity(kept) and item.kind == "check":
+            worse = item
+        named[item.name] = replace(worse, kinds=tuple(sorted({kept.kind, item.kind})))
+    return list(named.values())
+
+
 def rollup(
     pr: PullRequest,
     *,
@@ -273,7 +304,7 @@ def rollup(
     else:
         chosen = _latest_contexts(contexts)
     items = sorted(
-        (_item(c, _group(c, gate, required, exempt)) for c in chosen),
+        _one_per_name(_item(c, _group(c, gate, required, exempt)) for c in chosen),
         key=lambda i: (GROUP_ORDER.index(i.group), i.name, i.kind),
     )
     gate_item = next((i for i in items if i.group == "gate" and i.kind == "check"), None)

@@ -15,9 +15,11 @@ The texts (Codecov's worker, ``notifiers/mixins/status.py``) are
 affected when comparing abc1234...def5678"``; :func:`parse_patch_text` reads them.
 
 The uncovered lines that matter most in a sync are the ones *we* wrote: the
-merge's hand resolution and the repair commit. :func:`ours_lines` finds them
-(head lines added relative to both merge parents), and
-:attr:`PatchCoverage.ours_uncovered` intersects them with Codecov's misses.
+merge's hand resolution, the repair commit, a merge of dev's own resolution
+(what counts as ours is :mod:`syncdesk.services.sync.ours`). :func:`ours_lines`
+finds them (head lines added relative to both the slice tip and the newest dev
+the head holds), and :attr:`PatchCoverage.ours_uncovered` intersects them with
+Codecov's misses.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.github.checks import latest_runs, latest_statuses
 from syncdesk.services.github.models import PullRequest
 from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.ours import Ours
 
 PatchKind = Literal["hit", "within", "no-report", "not-affected"]
 Source = Literal["compare", "status", "check-run", "none"]
@@ -300,8 +303,8 @@ def patch_coverage(
 ) -> PatchCoverage:
     """The head's patch coverage, from the comparison, else the status, else the check run.
 
-    ``ours`` maps a path to the head lines the merge resolution and the
-    repair wrote (:func:`ours_lines`); each uncovered line among them is
+    ``ours`` maps a path to the head lines we wrote (the merge resolution,
+    our commits on top: :func:`ours_lines`); each uncovered line among them is
     listed in ``ours_uncovered``. A comparison of another head is not used.
     """
     stale = compare is not None and not _fresh(pr, compare)
@@ -344,21 +347,24 @@ def patch_coverage(
 # -- the lines we wrote ------------------------------------------------------------------
 
 
-def ours_lines(git: Git, head: str, merge: str) -> dict[str, set[int]]:
-    """Head line numbers, per path, that the merge's resolution and the repair wrote.
+def ours_lines(git: Git, head: str, ours: Ours) -> dict[str, set[int]]:
+    """Head line numbers, per path, that we wrote: the merge's resolution and our commits.
 
-    A line added relative to *both* merge parents came from neither side: the
-    hand resolution (or an evil merge) or a later commit up to ``head`` (the
-    repair) wrote it. Two ``git diff -U0`` runs, one per parent, all paths.
+    A line added relative to *both* sides came from neither: the sync merge's
+    hand resolution (or an evil merge), a repair commit, or a merge of dev's
+    own resolution wrote it. The sides are the slice tip (the merge's second
+    parent) and :attr:`Ours.dev`, the newest dev commit the head holds: a line
+    a dev pull request wrote, brought in by a merge of dev, is dev's and not
+    counted. Two ``git diff -U0`` runs, one per side, all paths.
     """
-    per_parent = [_added_lines(git, f"{merge}^{n}", head) for n in (1, 2)]
-    first, second = per_parent
-    ours: dict[str, set[int]] = {}
+    per_side = [_added_lines(git, side, head) for side in (ours.dev, f"{ours.merge}^2")]
+    first, second = per_side
+    written: dict[str, set[int]] = {}
     for path, lines in first.items():
         both = lines & second.get(path, set())
         if both:
-            ours[path] = both
-    return ours
+            written[path] = both
+    return written
 
 
 def _added_lines(git: Git, old: str, new: str) -> dict[str, set[int]]:

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 from syncdesk.services.description.check import BodyCheck, verify_body
 from syncdesk.services.description.write import generate_body
-from syncdesk.services.github.api import GitHubClient, PostResult
+from syncdesk.services.github.api import GitHubClient, PostResult, markers_in
 from syncdesk.services.github.checks import (
     Rollup,
     fetch_rollup,
     post_ci_trigger,
     rollup,
     toggle_label,
+    trigger_key,
 )
 from syncdesk.services.github.coverage import (
     PatchCoverage,
@@ -32,6 +33,7 @@ from syncdesk.services.github.dco import (
     Precedent,
     dco_report,
     find_precedent,
+    override_key,
     override_request,
     post_override_request,
     sync_branch_prefix,
@@ -40,6 +42,7 @@ from syncdesk.services.github.link import GitHubLink, posting_client, pull_numbe
 from syncdesk.services.github.models import PullRequest
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sync.models import SyncReport
+from syncdesk.services.sync.ours import ours_summary
 from syncdesk.services.sync.session import SyncSession, load_report
 
 PRECEDENT_LIMIT = 3
@@ -70,6 +73,9 @@ class StatusData:
     body: BodyCheck
     rate: RateLimit | None
     notes: tuple[str, ...] = ()
+    # syncdesk's own comments for this head, found by their markers: posted already.
+    override_posted: PostResult | None = None
+    trigger_posted: PostResult | None = None
 
 
 def load_status(
@@ -138,11 +144,15 @@ def load_status(
         pr.number,
         os.environ.get("CODECOV_TOKEN") or None,
     )
-    merge = report.anatomy.merge  # the report found it already
-    ours = ours_lines(git, session.refs.head, merge) if merge is not None else None
+    mine = report.anatomy.ours  # the report sorted the commits already
+    ours = ours_lines(git, session.refs.head, mine) if mine is not None else None
     coverage = patch_coverage(pr, compare.payload, ours=ours)
+    if (said := ours_summary(mine)) is not None:
+        notes.append(f"counted as ours: {said}")
 
     body = verify_body(pr.body, report)
+    override_posted = posted_for(client, pr, override_key(pr.head_sha))
+    trigger_posted = posted_for(client, pr, trigger_key(pr.head_sha))
     return StatusData(
         link=link,
         pr=pr,
@@ -156,7 +166,23 @@ def load_status(
         body=body,
         rate=_rate(client),
         notes=tuple(notes),
+        override_posted=override_posted,
+        trigger_posted=trigger_posted,
     )
+
+
+def posted_for(client: GitHubClient, pr: PullRequest, key: str) -> PostResult | None:
+    """syncdesk's comment for ``key`` on the pull request, if the token's user posted it.
+
+    The same rule as posting once: only our own comment counts (anyone can
+    paste a marker), so the viewer is asked, once, only when a marker is found.
+    """
+    found = [c for c in pr.issue_comments if key in markers_in(c.body)]
+    if not found:
+        return None
+    me = client.viewer()
+    mine = next((c for c in found if c.user == me), None)
+    return None if mine is None else PostResult(mine.id, mine.html_url, already_posted=True)
 
 
 def _rate(client: GitHubClient) -> RateLimit | None:

@@ -25,6 +25,7 @@ from syncdesk.services.report.audit import (
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.config import Config
 from syncdesk.services.sync.models import SliceCommit, SyncReport
+from syncdesk.services.sync.ours import Ours, ours_summary
 from syncdesk.services.sync.policies import policy_for
 
 SCHEMA_VERSION = 1
@@ -83,6 +84,7 @@ def to_json(report: SyncReport, config: Config) -> dict[str, Any]:
             "repair": anatomy.repair,
             "on_top": list(anatomy.on_top),
             "problems": [{"code": p.code, "message": p.message} for p in anatomy.problems],
+            "ours": ours_json(anatomy.ours),
         },
         "dev_advanced": {
             "dev_tip": report.dev_advanced.dev_tip,
@@ -111,6 +113,20 @@ def to_json(report: SyncReport, config: Config) -> dict[str, Any]:
             "remerge_diff_files": list(report.stats.remerge_diff_files),
         },
         "conflicts": _conflicts_json(report, config),
+    }
+
+
+def ours_json(ours: Ours | None) -> dict[str, Any] | None:
+    """Which commits above the merge were counted as ours, and which dev's (``docs/ours.md``)."""
+    if ours is None:
+        return None
+    return {
+        "dev": ours.dev,
+        "commits": list(ours.commits),
+        "repairs": list(ours.repairs),
+        "merges": list(ours.merges),
+        "from_dev": list(ours.from_dev),
+        "strays": list(ours.strays),
     }
 
 
@@ -206,6 +222,7 @@ def to_text(report: SyncReport) -> str:
         f"{s.remaining} left after it",
         f"Merge        {short(anatomy.merge)}",
         f"Repair       {short(anatomy.repair)}",
+        *([f"Ours         {line}"] if (line := ours_summary(anatomy.ours)) else []),
         "",
         "Anatomy",
         *(f"  {line}" for line in verdict_lines(report)),
@@ -243,7 +260,11 @@ def conflict_summary(conflicts: ConflictSet | None) -> str:
     for conflict in conflicts.files:
         counts[conflict.resolution] = counts.get(conflict.resolution, 0) + 1
     spread = ", ".join(f"{name} {count}" for name, count in sorted(counts.items()))
-    return f"{len(conflicts.files)} files, {conflicts.hunk_count} hunks ({spread})"
+    files, hunks = len(conflicts.files), conflicts.hunk_count
+    return (
+        f"{files} file{'' if files == 1 else 's'}, {hunks} hunk{'' if hunks == 1 else 's'} "
+        f"({spread})"
+    )
 
 
 def _conflict_text(conflicts: ConflictSet | None) -> list[str]:
@@ -280,6 +301,7 @@ def to_markdown(report: SyncReport) -> str:
         f"- dev base: `{s.dev_base}`",
         f"- slice tip: `{s.tip or '-'}` ({len(s.commits)} of {s.size}; {s.remaining} left)",
         f"- merge: `{report.anatomy.merge or '-'}`; repair: `{report.anatomy.repair or '-'}`",
+        *([f"- ours: {_md(line)}"] if (line := ours_summary(report.anatomy.ours)) else []),
         *(f"- anatomy: {_md(line)}" for line in verdict_lines(report)),
         f"- dev: {_md(dev_advanced_line(report))}",
         f"- Python: {report.stats.python_summary}; "

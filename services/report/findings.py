@@ -1,13 +1,19 @@
-"""The pull request side of ``syncdesk report``: the PR and its findings with their origins."""
+"""Findings with their origins: the pull request side of ``syncdesk report``, and
+``syncdesk findings --repo`` (any review text, traced offline) in the same shapes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from syncdesk.services.review.models import Origin
+from syncdesk.services.report.facts import ours_json
+from syncdesk.services.review.advice import origin_summary
+from syncdesk.services.review.models import Origin, RangeOrigin
 from syncdesk.services.review.pull_request import FindingsData
+from syncdesk.services.review.render import cited_words, finding_line, findings_to_json
 from syncdesk.services.review.reply import label
+from syncdesk.services.review.trace import Traced
 from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.ours import ours_words
 
 
 def findings_json(data: FindingsData) -> dict[str, Any]:
@@ -21,24 +27,6 @@ def findings_json(data: FindingsData) -> dict[str, Any]:
     for view in data.views:
         finding = view.finding
         decided = data.decision(finding.id)
-        ranges = []
-        for origin in view.origins:
-            cited = origin.range
-            ranges.append(
-                {
-                    "path": one_line(cited.path),
-                    "start": cited.start,
-                    "end": cited.end,
-                    "commit": None if cited.commit is None else one_line(cited.commit),
-                    "source": cited.source,
-                    "outdated": cited.outdated,
-                    "head_start": origin.start,
-                    "head_end": origin.end,
-                    "origins": {o.value: origin.counts.get(o, 0) for o in Origin},
-                    "file_identical_to": origin.file_identical_to,
-                    "note": one_line(origin.note),
-                }
-            )
         findings.append(
             {
                 "id": finding.id,
@@ -46,7 +34,7 @@ def findings_json(data: FindingsData) -> dict[str, Any]:
                 "category": one_line(finding.category),
                 "title": one_line(finding.title),
                 "status": finding.status,
-                "ranges": ranges,
+                "ranges": [range_json(origin) for origin in view.origins],
                 "suggested": view.suggested.value,
                 "suggested_reason": one_line(view.reason),
                 "disposition": (decided.disposition if decided else view.suggested).value,
@@ -69,6 +57,75 @@ def findings_json(data: FindingsData) -> dict[str, Any]:
         },
         "findings": findings,
     }
+
+
+def range_json(origin: RangeOrigin) -> dict[str, Any]:
+    """One cited range with its blame origin, as the report and ``syncdesk findings`` print it."""
+    cited = origin.range
+    return {
+        "path": one_line(cited.path),
+        "start": cited.start,
+        "end": cited.end,
+        "commit": None if cited.commit is None else one_line(cited.commit),
+        "source": cited.source,
+        "outdated": cited.outdated,
+        "head_start": origin.start,
+        "head_end": origin.end,
+        "origins": {o.value: origin.counts.get(o, 0) for o in Origin},
+        "file_identical_to": origin.file_identical_to,
+        "note": one_line(origin.note),
+    }
+
+
+def traced_json(traced: Traced) -> dict[str, Any]:
+    """``syncdesk findings --repo --format json``: the parser's document, traced on the head.
+
+    Each finding keeps the parser's keys
+    (:func:`~syncdesk.services.review.render.findings_to_json`), its ranges are
+    the report's (:func:`range_json`), and it gains ``suggested`` and
+    ``suggested_reason``; ``head``, ``ours`` (``anatomy.ours`` of the report) and
+    ``notes`` say what it was traced on.
+    """
+    parsed = findings_to_json([view.finding for view in traced.views])["findings"]
+    for entry, view in zip(parsed, traced.views, strict=True):
+        entry["ranges"] = [range_json(origin) for origin in view.origins]
+        entry["suggested"] = view.suggested.value
+        entry["suggested_reason"] = one_line(view.reason)
+    return {
+        "head": traced.head,
+        "ours": ours_json(traced.ours),
+        "notes": [one_line(note) for note in traced.notes],
+        "findings": parsed,
+    }
+
+
+def traced_text(traced: Traced) -> str:
+    """``syncdesk findings --repo``: each finding, its suggestion, its ranges with their origins."""
+    lines = [f"Traced on {traced.head[:12]}"]
+    if traced.ours is not None:
+        lines.append(f"Ours: {ours_words(traced.ours)}")
+    lines += [f"note: {one_line(note)}" for note in traced.notes]
+    if not traced.views:
+        return "\n".join([*lines, "No findings."]) + "\n"
+    for view in traced.views:
+        lines.append(finding_line(view.finding))
+        lines.append(f"    suggested: {label(view.suggested)}: {one_line(view.reason)}")
+        for origin in view.origins:
+            lines.append(f"    {cited_words(origin.range)}: {_origin_words(origin)}")
+    return "\n".join(lines) + "\n"
+
+
+def _origin_words(origin: RangeOrigin) -> str:
+    """``lines 12-20: dev 6 · repair 3; file identical to main; <note>``."""
+    parts = []
+    if origin.start:
+        parts.append(f"lines {origin.start}-{origin.end}: {origin_summary([origin])}")
+    if origin.file_identical_to:
+        side = "main and dev" if origin.file_identical_to == "both" else origin.file_identical_to
+        parts.append(f"file identical to {side}")
+    if origin.note:
+        parts.append(one_line(origin.note))
+    return "; ".join(parts) or "not traced"
 
 
 def findings_text(data: FindingsData) -> str:

@@ -65,6 +65,7 @@ def status_json(data: StatusData) -> dict[str, Any]:
                 {
                     "name": one_line(item.name),
                     "kind": item.kind,
+                    "kinds": list(item.kinds or (item.kind,)),
                     "state": item.state,
                     "group": item.group,
                     "finished": item.finished,

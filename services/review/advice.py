@@ -42,19 +42,21 @@ def suggest_disposition(
     """The disposition the cited lines' origins suggest, and a one-line reason.
 
     ``origins`` are the finding's ranges as :func:`.origin.classify_ranges`
-    returned them. Lines of ours (the merge's resolution, the repair) are fixed here;
-    lines the slice brought are fixed on main, dev's own on dev; older lines
-    shared by both are fixed on main only when the file is main's exactly.
+    returned them. Lines of ours (the merge's resolution, the repair, a merge
+    of dev's own resolution: ``docs/ours.md``) are fixed here; lines the slice
+    brought are fixed on main, dev's own (a dev pull request a merge of dev
+    brought included) on dev; older lines shared by both are fixed on main
+    only when the file is main's exactly.
     """
     if finding.status in ("closed", "superseded"):
         return Disposition.CLOSED, f"the review says this finding is {finding.status}"
     if not origins:
         return Disposition.UNDECIDED, "no cited lines"
     total = _total(origins)
-    for kind, words in ((Origin.REPAIR, "the repair commit"), (Origin.MERGE, "the merge")):
+    for kind in (Origin.REPAIR, Origin.MERGE):
         run = _first_run(origins, kind)
         if run is not None:
-            return Disposition.FIX_HERE, f"{_lines(total[kind])} from {words} {run.commit[:8]}"
+            return Disposition.FIX_HERE, f"{_lines(total[kind])} from {_ours_words(run)}"
     slice_run = _first_run(origins, Origin.SLICE)
     if slice_run is not None:
         return Disposition.FIX_ON_MAIN, (
@@ -112,18 +114,39 @@ _SIDE_WORDS = {
     Origin.DEV: "dev",
     Origin.SHARED: "code older than both branches,",
     Origin.MERGE: "the merge's conflict resolution",
-    Origin.REPAIR: "the repair commit",
 }
 
 
 def _source_words(origins: Sequence[RangeOrigin], kind: Origin) -> str:
-    """``main ad3ecd9 (subject)`` for the commits of one class (at most two named)."""
-    runs = {run.commit: run for o in origins for run in o.runs if run.origin is kind}
+    """``main ad3ecd9 (subject)`` for the commits of one class (at most two named).
+
+    Our commits are named by their role: the repair commit(s), and our merges
+    of dev, whose own resolution wrote the lines.
+    """
+    runs = list({run.commit: run for o in origins for run in o.runs if run.origin is kind}.values())
+    if kind is not Origin.REPAIR:
+        return _named(_SIDE_WORDS[kind], runs)
+    repairs = _named("the repair commit", [run for run in runs if not run.by_merge])
+    merges = _named("our merge of dev", [run for run in runs if run.by_merge])
+    merges += " (its own resolution)" if merges else ""
+    return " and ".join(words for words in (repairs, merges) if words)
+
+
+def _named(words: str, runs: Sequence[OriginRun]) -> str:
     if not runs:
         return ""
-    shown = [_commit_words(run) for run in list(runs.values())[:2]]
+    shown = [_commit_words(run) for run in runs[:2]]
     more = f" and {len(runs) - 2} more" if len(runs) > 2 else ""
-    return f"{_SIDE_WORDS[kind]} {', '.join(shown)}{more}"
+    return f"{words} {', '.join(shown)}{more}"
+
+
+def _ours_words(run: OriginRun) -> str:
+    """``the repair commit 1a2b3c4d``, ``our merge of dev 5e6f7a8b (its own resolution)``."""
+    if run.origin is Origin.MERGE:
+        return f"the merge {run.commit[:8]}"
+    if run.by_merge:
+        return f"our merge of dev {run.commit[:8]} (its own resolution)"
+    return f"the repair commit {run.commit[:8]}"
 
 
 def _lines(count: int) -> str:

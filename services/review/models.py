@@ -18,10 +18,10 @@ class Origin(StrEnum):
     """Where a line of the head comes from, relative to the sync."""
 
     SLICE = "slice"  # written by a main commit of the slice
-    DEV = "dev"  # reachable from the dev base, not from the slice tip
+    DEV = "dev"  # dev's: from the dev base or brought by a merge of dev, not from the slice tip
     SHARED = "shared"  # older than both: reachable from the dev base and the slice tip
     MERGE = "merge"  # introduced by the sync merge's conflict resolution
-    REPAIR = "repair"  # introduced by the repair commit(s) on top of the merge
+    REPAIR = "repair"  # introduced by a commit of ours on top of the merge (docs/ours.md)
 
 
 class Disposition(StrEnum):
@@ -87,7 +87,11 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class OriginRun:
-    """Consecutive lines of one cited range with the same blamed commit."""
+    """Consecutive lines of one cited range with the same blamed commit.
+
+    ``by_merge``: the commit is one of our merges on top of the sync merge (a
+    merge of dev), so the lines are its own resolution.
+    """
 
     start: int
     end: int
@@ -95,6 +99,7 @@ class OriginRun:
     commit: str  # full SHA git blame gave
     subject: str
     author: str
+    by_merge: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,9 +3,10 @@
 Before answering a finding, the maintainer needs to know where its cited
 lines come from: a main commit of the slice (fix it on main, it reaches dev
 in a later slice), dev's own code, older code both branches share, the sync
-merge's conflict resolution, or the repair commit on top of it (ours, fix it
-here). :func:`classify_ranges` answers that for many ranges at once with a
-small, fixed number of git processes:
+merge's conflict resolution, or our commits on top of it (the repair, fix it
+here; what counts as ours is :mod:`syncdesk.services.sync.ours`).
+:func:`classify_ranges` answers that for many ranges at once with a small,
+fixed number of git processes:
 
 - one ``cat-file --batch-check`` resolves the refs and every cited commit,
   and finds each cited file's blob at the head, the dev base and the main
@@ -15,7 +16,9 @@ small, fixed number of git processes:
 - one ``blame --porcelain`` per file (and side), with every range of that
   file as its own ``-L`` option: on Megatron-LM, 62 ranges cost 0.11 s as one
   call and 4.1 s as 62 calls (DOMAIN.md);
-- two ``rev-list`` calls classify every blamed commit by set membership.
+- two ``rev-list`` calls classify every blamed commit by set membership, and
+  :func:`~syncdesk.services.sync.ours.sync_ours` (three more) says which
+  commits above the merge are ours and which a merge of dev brought.
 
 A range that cannot be blamed (the file is not at the head, the lines are
 past its end) gets a ``note`` and no runs, never an exception; when nothing
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from syncdesk.services.conflicts.attribution import Blame
 from syncdesk.services.conflicts.models import BlamedCommit
@@ -48,6 +51,7 @@ from syncdesk.services.review.blame import (
 )
 from syncdesk.services.review.models import CitedRange, Origin, OriginRun, RangeOrigin
 from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.ours import sync_ours
 
 
 @dataclass(slots=True)
@@ -86,9 +90,10 @@ class _Classes:
     """Which blamed commit belongs to which class (commits in none are unclassified)."""
 
     slice: frozenset[str]  # dev_base..slice_tip
-    dev: frozenset[str]  # slice_tip..dev_base
-    above: frozenset[str]  # head --not dev_base slice_tip: the merge, the repair, strays
-    repair: frozenset[str]  # merge..head
+    dev: frozenset[str]  # slice_tip..dev_base, and the dev commits a merge of dev brought
+    above: frozenset[str]  # head --not dev_base slice_tip: the merge, ours, what merges brought
+    repair: frozenset[str]  # ours (services/sync/ours.py): the repairs and the merges of dev
+    by_merge: frozenset[str]  # those of ours that are merges
     merge: str | None
 
     def of(self, commit: str) -> Origin | None:
@@ -96,12 +101,12 @@ class _Classes:
             return Origin.MERGE
         if commit in self.repair:
             return Origin.REPAIR
-        if commit in self.above:
-            return None  # reachable from the head only, and not on top of the merge
-        if commit in self.slice:
-            return Origin.SLICE
         if commit in self.dev:
             return Origin.DEV
+        if commit in self.above:
+            return None  # reachable from the head only, neither ours nor dev's
+        if commit in self.slice:
+            return Origin.SLICE
         return Origin.SHARED  # reachable from the head, not above it, in neither side alone
 
 
@@ -114,14 +119,19 @@ def classify_ranges(
     dev_base: str,
     slice_tip: str,
     main_tip: str,
+    dev_tip: str | None = None,
     steps: Steps = QUIET,
 ) -> list[RangeOrigin]:
     """Blame every cited range at the head and classify each line by where it comes from.
 
     Returns one :class:`RangeOrigin` per range, in input order. Lines are
-    REPAIR (a commit of ``merge..head``), MERGE (the merge itself), SLICE
-    (``dev_base..slice_tip``), DEV (``slice_tip..dev_base``) or SHARED
-    (reachable from both); without a ``merge`` there is no MERGE or REPAIR.
+    REPAIR (a commit that is ours by :func:`~syncdesk.services.sync.ours.sync_ours`:
+    it descends from the merge and ``dev_tip`` does not hold it, a merge of
+    dev's own resolution included), MERGE (the merge itself), SLICE
+    (``dev_base..slice_tip``), DEV (``slice_tip..dev_base``, and the dev
+    commits a merge of dev brought in) or SHARED (reachable from both);
+    without a ``merge`` there is no MERGE or REPAIR. ``dev_tip`` is dev's
+    tip (None: the dev base, as when dev was never merged in).
     A range on the ``LEFT`` side (the pull request's base) is blamed at the
     dev base. ``steps`` is checked before each git call that depends on
     the input's size, so a cancel stops it (:class:`~syncdesk.services.errors.Cancelled`).
@@ -136,7 +146,7 @@ def classify_ranges(
         done = iter(
             classify_ranges(
                 git, usable, head=head, merge=merge, dev_base=dev_base,
-                slice_tip=slice_tip, main_tip=main_tip, steps=steps,
+                slice_tip=slice_tip, main_tip=main_tip, dev_tip=dev_tip, steps=steps,
             )
         )  # fmt: skip
         return [
@@ -148,7 +158,7 @@ def classify_ranges(
 
     if not ranges:
         return []
-    named = [head, dev_base, slice_tip, main_tip] + ([merge] if merge else [])
+    named = [head, dev_base, slice_tip, main_tip] + [ref for ref in (merge, dev_tip) if ref]
     paths = list(dict.fromkeys(r.path for r in ranges))
     cited = [r.commit for r in ranges if r.commit]
     resolved, blobs = batch_lookup(git, [*named, *cited], (head, dev_base, main_tip), paths)
@@ -163,7 +173,8 @@ def classify_ranges(
     _map_to_head(git, plans, resolved, head_sha, steps)
     blamed = _blame_all(git, plans, trees, head_sha, steps)
     commits = {sha for blame, _ in blamed.values() for sha in blame.commits}
-    classes = _classes(git, head_sha, merge_sha, base_sha, str(resolved[slice_tip]), commits)
+    tip = str(resolved[dev_tip]) if dev_tip else base_sha
+    classes = _classes(git, head_sha, merge_sha, base_sha, str(resolved[slice_tip]), tip, commits)
     return [
         _range_origin(plan, blamed.get((plan.rev, plan.range.path)), classes, trees)
         for plan in plans
@@ -250,33 +261,34 @@ def _blame_all(
 
 
 def _classes(
-    git: Git, head: str, merge: str | None, dev_base: str, slice_tip: str, commits: set[str]
+    git: Git,
+    head: str,
+    merge: str | None,
+    dev_base: str,
+    slice_tip: str,
+    dev_tip: str,
+    commits: set[str],
 ) -> _Classes:
-    """Classify by membership, with two ``rev-list`` calls whatever the number of commits."""
+    """Classify by membership, with a fixed number of git calls whatever the number of commits."""
     if not commits:
-        return _Classes(frozenset(), frozenset(), frozenset(), frozenset(), merge)
+        nothing = frozenset[str]()
+        return _Classes(nothing, nothing, nothing, nothing, nothing, merge)
     # The symmetric difference, each commit marked by its side: "<" reachable
     # from dev_base only, ">" from slice_tip only.
     sides = git.lines("rev-list", "--left-right", f"{dev_base}...{slice_tip}", "--")
-    dev = frozenset(line[1:] for line in sides if line.startswith("<"))
+    dev = {line[1:] for line in sides if line.startswith("<")}
     slice_ = frozenset(line[1:] for line in sides if line.startswith(">"))
-    # What only the head has (the merge, the repair), with parents, to tell
-    # merge..head (reachable from the head but not from the merge) apart.
-    graph = {
-        line.split()[0]: line.split()[1:]
-        for line in git.lines("rev-list", "--parents", head, "--not", dev_base, slice_tip, "--")
-    }
-    below_merge: set[str] = set()
-    todo = [merge] if merge in graph else []
-    while todo:
-        sha = todo.pop()
-        if sha not in below_merge:
-            below_merge.add(sha)
-            todo.extend(parent for parent in graph.get(sha, ()) if parent in graph)
-    # A merge the head does not have above both sides makes merge..head unknown
-    # here: nothing is called a repair, and what is above stays unclassified.
-    repair = frozenset(graph) - below_merge if merge in graph else frozenset()
-    return _Classes(slice_, dev, frozenset(graph), repair, merge if merge in graph else None)
+    # What only the head has: the merge, ours, and what merges on top brought.
+    above = frozenset(git.lines("rev-list", head, "--not", dev_base, slice_tip, "--"))
+    if merge is None or merge not in above:
+        # A merge the head does not have above both sides: nothing is called
+        # ours here, and what is above stays unclassified.
+        return _Classes(slice_, frozenset(dev), above, frozenset(), frozenset(), None)
+    ours = sync_ours(git, head, merge, dev_base, dev_tip)
+    dev.update(ours.from_dev)
+    return _Classes(
+        slice_, frozenset(dev), above, frozenset(ours.commits), frozenset(ours.merges), merge
+    )
 
 
 def _range_origin(
@@ -323,9 +335,11 @@ def _runs(
         counts[origin] += 1
         previous = runs[-1] if runs else None
         if previous and previous.commit == sha and previous.end == number - 1:
-            runs[-1] = OriginRun(previous.start, number, origin, sha, previous.subject,
-                                 previous.author)  # fmt: skip
+            runs[-1] = replace(previous, end=number)
         else:
             commit: BlamedCommit = blame.commits[sha]
-            runs.append(OriginRun(number, number, origin, sha, commit.subject, commit.author_name))
+            by_merge = sha in classes.by_merge
+            runs.append(
+                OriginRun(number, number, origin, sha, commit.subject, commit.author_name, by_merge)
+            )
     return tuple(runs), {o: counts[o] for o in ORDER if counts[o]}, strays, unblamed

@@ -2,16 +2,15 @@
 
 This joins the parts: the pull request read from GitHub
 (:mod:`syncdesk.services.github.api`), its findings (:mod:`syncdesk.services.review.parse`), the
-blame origin of their cited ranges on the local head (:mod:`syncdesk.services.review.origin`),
+blame origin of their cited ranges on the local head (:mod:`syncdesk.services.review.trace`),
 the maintainer's saved dispositions (:mod:`syncdesk.services.review.dispositions`), and the
 reply posted exactly once (:mod:`syncdesk.services.review.reply`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
-from syncdesk.services.git.objects import read_contents
 from syncdesk.services.github.api import (
     GitHubClient,
     GitHubError,
@@ -23,7 +22,6 @@ from syncdesk.services.github.api import (
 from syncdesk.services.github.link import GitHubLink, posting_client, pull_number
 from syncdesk.services.github.models import PullRequest
 from syncdesk.services.progress import QUIET, Steps
-from syncdesk.services.review.advice import evidence_line, origin_summary, suggest_disposition
 from syncdesk.services.review.dispositions import (
     Book,
     Decision,
@@ -32,30 +30,12 @@ from syncdesk.services.review.dispositions import (
     now,
     record_post,
 )
-from syncdesk.services.review.models import Disposition, Finding, RangeOrigin
-from syncdesk.services.review.origin import classify_ranges
+from syncdesk.services.review.models import Disposition, Finding
 from syncdesk.services.review.parse import collect_findings
-from syncdesk.services.review.paths import resolve_cited_paths
 from syncdesk.services.review.reply import ReplyRow, compose_reply, thread_reply
-from syncdesk.services.sanitize import decode
-from syncdesk.services.sync.anatomy import find_sync_merge
+from syncdesk.services.review.trace import FindingView, trace_findings
+from syncdesk.services.sync.ours import ours_summary
 from syncdesk.services.sync.session import SyncSession
-
-CODE_LINES_PER_RANGE = 60  # the detail view shows at most this many lines of each range
-
-
-@dataclass(frozen=True, slots=True)
-class FindingView:
-    """One finding with its evidence and the suggested disposition."""
-
-    finding: Finding
-    origins: tuple[RangeOrigin, ...]
-    suggested: Disposition
-    reason: str  # why that suggestion, one line
-    summary: str  # "slice 12 · repair 1"
-    evidence: str  # one sentence for the reply
-    code: dict[int, tuple[str, ...]] = field(default_factory=dict)  # range index -> head lines
-    resolved_threads: int = 0  # of its inline threads, how many GitHub shows as resolved
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +71,6 @@ def load_findings(
     pr = client.pull_request(pull_number(session, link, client), steps=steps)
     steps("Parsing the findings")
     findings = collect_findings(pr.reviews, pr.review_comments)
-    # "batcher.py line 40" in prose: the file's path in the head's tree
-    findings = resolve_cited_paths(session.git, session.refs.head, findings)
     threads: dict[int, ThreadState] = {}
     notes: list[str] = []
     if any(f.comment_ids for f in findings):
@@ -102,7 +80,6 @@ def load_findings(
         except GitHubError as error:  # REST has the comments; only "resolved" is missing
             notes.append(f"thread resolution unknown: {error.message}")
     git, refs = session.git, session.refs
-    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
     if pr.head_sha != refs.head:
         notes.append(
             f"the pull request's head is {pr.head_sha[:12]}, the local head {refs.head[:12]}: "
@@ -110,39 +87,13 @@ def load_findings(
         )
     if pr.partial:
         notes.append("partly read (GitHub did not give every page): " + ", ".join(pr.partial))
-    steps("Tracing the cited lines (git blame)")
-    ranges = [r for f in findings for r in f.ranges]
-    origins = classify_ranges(
-        git,
-        ranges,
-        head=refs.head,
-        merge=merge.sha if merge else None,
-        dev_base=merge.dev_base if merge else refs.dev,
-        slice_tip=merge.slice_tip if merge else refs.main,
-        main_tip=refs.main,
-        steps=steps,
-    )
-    code = _code(session, origins)
-    views: list[FindingView] = []
-    position = 0
-    for finding in findings:
-        mine = tuple(origins[position : position + len(finding.ranges)])
-        snippets = {i: code[position + i] for i in range(len(mine)) if position + i in code}
-        position += len(finding.ranges)
-        suggested, reason = suggest_disposition(finding, mine)
-        resolved = sum(1 for c in finding.comment_ids if c in threads and threads[c].resolved)
-        views.append(
-            FindingView(
-                finding,
-                mine,
-                suggested,
-                reason,
-                origin_summary(mine),
-                evidence_line(finding, mine),
-                snippets,
-                resolved,
-            )
-        )
+    traced = trace_findings(session, findings, steps=steps)
+    notes.extend(traced.notes)
+    if (ours := ours_summary(traced.ours)) is not None:
+        notes.append(f"counted as ours: {ours}")
+    views = [
+        replace(view, resolved_threads=_resolved(view.finding, threads)) for view in traced.views
+    ]
     book = load_book(git, link.target.full_name, pr.number)
     if book.note:
         notes.append(book.note)
@@ -150,20 +101,9 @@ def load_findings(
     return FindingsData(found, pr, tuple(views), book, refs.head, tuple(notes))
 
 
-def _code(session: SyncSession, origins: list[RangeOrigin]) -> dict[int, tuple[str, ...]]:
-    """The head's lines of each classified range (by position), read in one git call."""
-    head = session.refs.head
-    paths = {o.range.path for o in origins if o.end >= o.start > 0}
-    blobs = read_contents(session.git, [f"{head}:{path}" for path in paths], "blob")
-    code: dict[int, tuple[str, ...]] = {}
-    for index, origin in enumerate(origins):
-        data = blobs.get(f"{head}:{origin.range.path}")
-        if data is None or origin.end < origin.start or origin.start < 1:
-            continue
-        lines = decode(data).splitlines()
-        stop = min(origin.end, origin.start + CODE_LINES_PER_RANGE - 1)
-        code[index] = tuple(lines[origin.start - 1 : stop])
-    return code
+def _resolved(finding: Finding, threads: dict[int, ThreadState]) -> int:
+    """How many of the finding's inline threads GitHub shows as resolved."""
+    return sum(1 for c in finding.comment_ids if c in threads and threads[c].resolved)
 
 
 def reply_rows(data: FindingsData) -> list[ReplyRow]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from syncdesk.services.review.models import Finding
+from syncdesk.services.review.models import CitedRange, Finding
 from syncdesk.services.review.parse import SHAPES
 from syncdesk.services.sanitize import one_line
 
@@ -49,20 +49,29 @@ def findings_to_text(findings: Sequence[Finding]) -> str:
         return "No findings.\n"
     out: list[str] = []
     for finding in findings:
-        tag = " ".join(part for part in (finding.severity, finding.category) if part)
-        line = one_line(finding.id) + (f" [{one_line(tag)}]" if tag else "")
-        line += f" ({finding.status})" if finding.status else ""
-        out.append(f"{line} {one_line(finding.title)}".rstrip())
-        for cited in finding.ranges:
-            where = f"{one_line(cited.path)}:{cited.start}-{cited.end}"
-            if cited.commit:
-                where += f" at {one_line(cited.commit[:12])}"
-            if cited.side == "LEFT":
-                where += " (base side)"
-            if cited.outdated:
-                where += " (outdated)"
-            out.append(f"    {where}")
+        out.append(finding_line(finding))
+        out.extend(f"    {cited_words(cited)}" for cited in finding.ranges)
     return "\n".join(out) + "\n"
+
+
+def finding_line(finding: Finding) -> str:
+    """``F3 [IMPORTANT Correctness] (unresolved) Title``, every part made visible."""
+    tag = " ".join(part for part in (finding.severity, finding.category) if part)
+    line = one_line(finding.id) + (f" [{one_line(tag)}]" if tag else "")
+    line += f" ({finding.status})" if finding.status else ""
+    return f"{line} {one_line(finding.title)}".rstrip()
+
+
+def cited_words(cited: CitedRange) -> str:
+    """``path:12-20 at 1a2b3c4d5e6f (outdated)``, every part made visible."""
+    where = f"{one_line(cited.path)}:{cited.start}-{cited.end}"
+    if cited.commit:
+        where += f" at {one_line(cited.commit[:12])}"
+    if cited.side == "LEFT":
+        where += " (base side)"
+    if cited.outdated:
+        where += " (outdated)"
+    return where
 
 
 def shapes_looked_for() -> str:

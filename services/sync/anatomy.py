@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.models import Anatomy, Problem
+from syncdesk.services.sync.ours import Ours
 
 # A sync branch has ~100 commits of its own; a first-parent walk this long
 # means the head is not a sync branch at all, and we stop looking.
@@ -72,11 +73,14 @@ def check_anatomy(
     line: list[str],
     slice_size: int,
     head_on_dev: bool = False,
+    ours: Ours | None = None,
 ) -> Anatomy:
     """Check every rule of the sync shape; ``line`` is ``main_line(dev_base, main)``.
 
     ``head_on_dev`` only words the ``no-sync-merge`` message: a head that dev
     already contains (a sync that has landed, or dev itself) has nothing to check.
+    ``ours`` (:func:`~syncdesk.services.sync.ours.sync_ours` of this merge) is
+    carried into the anatomy, and a merge of dev on top says what it brought.
     """
     if merge is None:
         message = (
@@ -95,7 +99,7 @@ def check_anatomy(
         )
     position = line.index(merge.slice_tip) + 1 if merge.slice_tip in line else None
     problems.extend(_slice_problems(merge, line, slice_size, position))
-    problems.extend(_top_problems(merge))
+    problems.extend(_top_problems(merge, ours))
     shape_allows_repair = len(merge.on_top) == 1 and not merge.merges_on_top
     return Anatomy(
         head=head,
@@ -106,6 +110,7 @@ def check_anatomy(
         repair=merge.on_top[0] if shape_allows_repair else None,
         on_top=merge.on_top,
         problems=tuple(problems),
+        ours=ours,
     )
 
 
@@ -137,7 +142,7 @@ def _slice_problems(
     ]
 
 
-def _top_problems(merge: SyncMerge) -> list[Problem]:
+def _top_problems(merge: SyncMerge, ours: Ours | None) -> list[Problem]:
     problems = []
     if len(merge.on_top) > 1:
         problems.append(
@@ -148,7 +153,20 @@ def _top_problems(merge: SyncMerge) -> list[Problem]:
             )
         )
     problems.extend(
-        Problem("dev-merge-on-top", f"merge {sha[:8]} sits on top of the sync merge")
+        Problem("dev-merge-on-top", f"merge {sha[:8]} sits on top of the sync merge" + (
+            _brought_words(ours, sha) if ours is not None else ""))
         for sha in merge.merges_on_top
-    )
+    )  # fmt: skip
     return problems
+
+
+def _brought_words(ours: Ours, merge: str) -> str:
+    """What a merge of dev brought is dev's; its own resolution is ours (docs/ours.md)."""
+    if merge not in ours.merges:
+        return ""
+    brought = ours.brought_by(merge)
+    on_dev = len(set(brought) & set(ours.from_dev))
+    count = f"{on_dev} dev commit" + ("" if on_dev == 1 else "s")
+    strays = len(brought) - on_dev
+    stray_words = f" and {strays} on neither side" if strays else ""
+    return f": it brought {count} (dev's){stray_words}; its own resolution is ours"

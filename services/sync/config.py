@@ -21,7 +21,7 @@ from syncdesk.services.errors import ConfigError
 
 REPO_CONFIG_NAME = ".syncdesk.toml"
 
-# Megatron-LM's values (DOMAIN.md, "Policies").
+# Megatron-LM's values (docs/configuration.md lists them).
 DEFAULT_KEEP_DEV = (
     ".github/CODEOWNERS",
     "pyproject.toml",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from syncdesk.services.audit.lost_lines import Audit
 from syncdesk.services.conflicts.models import Attribution, ConflictSet
+from syncdesk.services.sync.ours import Ours
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,9 @@ class Anatomy:
     repair: str | None  # the single commit on top of the merge, if the shape allows one
     on_top: tuple[str, ...]  # every first-parent commit after the merge, oldest first
     problems: tuple[Problem, ...]
+    # Which commits above the merge are ours and which dev's (services/sync/ours.py);
+    # None without a sync merge, or when it was not asked for.
+    ours: Ours | None = None
 
     @property
     def ok(self) -> bool:
@@ -146,7 +150,8 @@ class Stats:
 
     @property
     def python_summary(self) -> str:
-        return f"+{self.python_added} / -{self.python_deleted} across {self.python_files} files"
+        files = "file" if self.python_files == 1 else "files"
+        return f"+{self.python_added} / -{self.python_deleted} across {self.python_files} {files}"
 
 
 @dataclass(frozen=True, slots=True)

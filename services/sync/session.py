@@ -26,6 +26,7 @@ from syncdesk.services.sync.branch_state import dev_advanced, line_stats, protec
 from syncdesk.services.sync.commits import commit_details
 from syncdesk.services.sync.config import Config, load_config, with_overrides
 from syncdesk.services.sync.models import CommitDetails, SyncRefs, SyncReport
+from syncdesk.services.sync.ours import sync_ours
 from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.slice import main_line, read_slice
 
@@ -147,7 +148,10 @@ def load_report(
     line = main_line(git, dev_base, refs.main)
     the_slice = read_slice(git, dev_base, refs.main, config.slice_size, line)
     head_on_dev = merge is None and git.is_ancestor(refs.head, refs.dev)
-    anatomy = check_anatomy(refs.head, merge, line, config.slice_size, head_on_dev)
+    ours = None
+    if merge is not None:
+        ours = sync_ours(git, refs.head, merge.sha, merge.dev_base, refs.dev)
+    anatomy = check_anatomy(refs.head, merge, line, config.slice_size, head_on_dev, ours)
     steps("Checking whether dev moved on")
     advanced = dev_advanced(git, dev_base, refs.dev, refs.head)
     steps("Comparing protected files")

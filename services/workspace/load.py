@@ -21,6 +21,7 @@ from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.services.sync.slice import main_line
 from syncdesk.services.workspace.layout import hunk_holding_dev_line
+from syncdesk.services.workspace.whole_file import shown_blobs
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,7 @@ def load_workspace(
         if (found := store.suggest_file(f.file_key)) is not None
     }
     blobs = set(loaded.state.blobs())
+    blobs |= {blob for f in conflicts.files for blob in shown_blobs(f)}  # whole files, to show
     blobs |= {s.blob for s in file_suggestions.values() if s.blob is not None}
     blobs |= {s.blob for found in suggestions.values() for s in found if s.blob is not None}
     texts = {oid: tuple(bytes_to_lines(data)) for oid, data in read_blobs(git, blobs).items()}

@@ -9,6 +9,8 @@ files that would differ from the head.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.decisions.models import Action, FileStatus, SyncKey, SyncState
@@ -24,11 +26,22 @@ from syncdesk.services.workspace.layout import layout, whole_file_action
 from syncdesk.services.write.models import FileChange
 
 
-def approved_changes(session: SyncSession) -> tuple[list[FileChange], tuple[str, ...]]:
+@dataclass(frozen=True, slots=True)
+class Approved:
+    """What the workspace's approvals amount to, for the writer and for what it says."""
+
+    changes: list[FileChange]  # the approved files that differ from the head
+    notes: tuple[str, ...]  # what loading the decisions had to say
+    approved: int  # conflicted files approved
+    conflicted: int  # conflicted files in all
+
+
+def approved_changes(session: SyncSession) -> Approved:
     """The files the workspace's approved decisions change, relative to the head.
 
     Also what loading the decisions had to say (a corrupt state moved aside,
-    choices dropped because their text is missing), for the user to hear.
+    choices dropped because their text is missing), for the user to hear, and
+    how many of the conflicted files are approved.
     """
     git, refs = session.git, session.refs
     merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
@@ -39,7 +52,8 @@ def approved_changes(session: SyncSession) -> tuple[list[FileChange], tuple[str,
     loaded = load_state(git, key, head=refs.head, remember=False)
     state = loaded.state
     approved = [c for c in conflicts.files if state.decisions(c.path).status is FileStatus.APPROVED]
-    return changes_for(git, approved, state, session), tuple(loaded.notes)
+    changes = changes_for(git, approved, state, session)
+    return Approved(changes, tuple(loaded.notes), len(approved), len(conflicts.files))
 
 
 def changes_for(

@@ -32,6 +32,24 @@ class FileChange:
 
 
 @dataclass(frozen=True, slots=True)
+class PreviewCheck:
+    """Something the preview found in a file the write would change.
+
+    ``kind``: ``keep-dev`` (a file the policy keeps as dev has it would
+    differ from dev's), ``syntax`` (a Python file that does not compile:
+    ``blocking``, the write waits for a confirmation), ``duplicate-def`` (two
+    adjacent definitions of one name: the second silently replaces the first).
+    ``message`` is one sanitized line; ``path`` is raw.
+    """
+
+    kind: str
+    path: str
+    line: int | None
+    message: str
+    blocking: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class RepairPlan:
     """Everything the preview shows, and everything the write needs.
 
@@ -58,6 +76,13 @@ class RepairPlan:
     # What the user must hear about the decisions the plan was made from: a
     # corrupt state moved aside, choices dropped because their text is gone.
     notes: tuple[str, ...] = ()
+    # What the preview checked in the files this write changes (see write/checks.py).
+    checks: tuple[PreviewCheck, ...] = ()
+
+    @property
+    def blocking(self) -> tuple[PreviewCheck, ...]:
+        """The checks that stop the write until the maintainer confirms it anyway."""
+        return tuple(check for check in self.checks if check.blocking)
 
 
 @dataclass(frozen=True, slots=True)

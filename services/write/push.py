@@ -33,6 +33,7 @@ from syncdesk.services.git.refs import branch_ref, list_backups
 from syncdesk.services.git.runner import Git, first_line
 from syncdesk.services.git.storage import is_oid
 from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.config import user_config_path
 from syncdesk.services.write.models import PushResult
 
 # What git (and ssh) say when credentials are missing or refused.
@@ -58,8 +59,24 @@ def push_url(git: Git, remote: str) -> str:
     """
     found = git.run(["remote", "get-url", "--push", "--", remote], check=False)
     if found.status != 0:
-        raise ServiceError(f"no remote named {one_line(remote)!r} to push to")
+        raise ServiceError(_no_remote(git, remote))
     return found.text.strip()
+
+
+def _no_remote(git: Git, remote: str) -> str:
+    """Why there is nowhere to push, and what would make a push possible; nothing was pushed."""
+    remotes = git.run(["remote"], check=False).text.split()
+    setting = f'remote = "NAME" in {user_config_path()}'
+    if not remotes:
+        return (
+            "nothing to push to: this repository has no remote (add one with "
+            f"`git remote add {one_line(remote)} URL`); nothing was pushed"
+        )
+    names = ", ".join(one_line(name) for name in remotes)
+    return (
+        f"no remote named {one_line(remote)!r} to push to (this repository has: {names}; "
+        f"choose one with {setting}); nothing was pushed"
+    )
 
 
 def lease_for(git: Git, remote: str, branch: str) -> str:

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from syncdesk.services.errors import BranchMovedError, NothingToDoError
+from syncdesk.services.errors import BranchMovedError, NothingToDoError, ServiceError
 from syncdesk.services.git.refs import Backup, UndoResult, list_backups, read_branch, undo_last
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.session import SyncSession, writable_branch
 from syncdesk.services.write.approved import approved_changes
+from syncdesk.services.write.checks import preview_checks
 from syncdesk.services.write.models import PushResult, RepairPlan, WriteResult
 from syncdesk.services.write.push import lease_for, push_url, push_with_lease
 from syncdesk.services.write.repair import plan_repair, plan_signoff, write_repair
@@ -29,21 +30,34 @@ def plan_from_approved(session: SyncSession) -> RepairPlan:
     Raises :class:`NothingToDoError` when the repair already holds them all.
     """
     refs = session.refs
-    changes, notes = approved_changes(session)
+    approved = approved_changes(session)
+    notes = approved.notes
     try:
         plan = plan_repair(
             session.git,
             writable_branch(session),
-            changes,
+            approved.changes,
             dev=refs.dev,
             main=refs.main,
             slice_size=session.config.slice_size,
         )
     except NothingToDoError as error:
+        message = _nothing_to_write(error.message, approved.approved, approved.conflicted)
         if notes:  # nothing to write *because* decisions were set aside: say why
-            raise NothingToDoError(f"{error.message} ({'; '.join(notes)})") from None
-        raise
-    return replace(plan, notes=notes)
+            message += f" ({'; '.join(notes)})"
+        raise NothingToDoError(message) from None
+    checks = preview_checks(session.git, plan, session.config.keep_dev)
+    return replace(plan, notes=notes, checks=checks)
+
+
+def _nothing_to_write(message: str, approved: int, conflicted: int) -> str:
+    """Why there is nothing to write, in the words that fit: "already holds" only when true."""
+    if conflicted and not approved:
+        return (
+            f"nothing to write: no file is approved yet (0 of {conflicted}); in the conflict "
+            "workspace (c), decide each file and approve it (a), then preview the repair again"
+        )
+    return message
 
 
 def plan_signoff_for(session: SyncSession) -> RepairPlan:
@@ -151,6 +165,19 @@ def undone_message(result: UndoResult) -> str:
     )
 
 
-def write_confirmed(session: SyncSession, plan: RepairPlan) -> WriteResult:
-    """Write the repair the user previewed, only if the branch is still where the plan read it."""
+def write_confirmed(
+    session: SyncSession, plan: RepairPlan, *, despite_blocking: bool = False
+) -> WriteResult:
+    """Write the repair the user previewed, only if the branch is still where the plan read it.
+
+    A plan whose checks block (a Python file that does not compile) is written
+    only with ``despite_blocking``: the maintainer saw the problem and said yes.
+    """
+    if plan.blocking and not despite_blocking:
+        found = "; ".join(check.message for check in plan.blocking[:3])
+        more = f" (and {len(plan.blocking) - 3} more)" if len(plan.blocking) > 3 else ""
+        raise ServiceError(
+            f"the repair was not written: {found}{more}; write it anyway only after looking "
+            "at it (the preview asks; syncdesk repair --write --despite-syntax-errors)"
+        )
     return write_repair(session.git, plan)

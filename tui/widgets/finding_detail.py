@@ -6,8 +6,8 @@ from rich.text import Text
 
 from syncdesk.services.review.dispositions import Decision
 from syncdesk.services.review.models import Origin
-from syncdesk.services.review.pull_request import FindingView
 from syncdesk.services.review.reply import label
+from syncdesk.services.review.trace import FindingView
 from syncdesk.services.sanitize import one_line, visible
 
 ORIGIN_STYLES = {

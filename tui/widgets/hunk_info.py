@@ -47,14 +47,23 @@ def hunk_info(
     parts.append(f"\nhunk {index + 1}/{len(conflict.hunks)} · head resolved it as ")
     parts.append((hunk.resolution, "bold"))
     if choice is not None and choice.key == hunk.key:
-        parts.append(" · you chose ")
-        parts.append((ACTION_LABELS[choice.action], "bold $success"))
+        parts.append(" · you ")
+        parts.append((_you_did(choice.action), "bold $success"))
     if accidents:
         parts.extend(_accident_line(conflict, index, accidents))
     for suggestion in data.suggestions.get(hunk.key, [])[:1]:
         parts.append(("\n↺ ", "bold $accent"))
         parts.append(f"suggested: {suggestion.describe()} (press s to take it)")
     return Content.assemble(*parts)
+
+
+def _you_did(action: Action) -> str:
+    """What the maintainer did to a hunk, after "you": "took main", "edited it by hand"."""
+    if action is Action.EDITED:
+        return "edited it by hand"
+    if action is Action.DELETED:
+        return "deleted it"
+    return f"took {ACTION_LABELS[action]}"
 
 
 def _file_line(conflict: ConflictFile, state: SyncState, policy: str | None) -> list[Part]:
@@ -86,7 +95,10 @@ def _whole_file_lines(conflict: ConflictFile, data: WorkspaceData) -> list[Part]
         parts.append(f", the head {head}. D takes dev's commit, M takes main's.")
     else:
         parts.append("\nWhole-file choice only (")
-        parts.append("binary" if conflict.binary else "no hunks to show")
+        if conflict.binary or not conflict.decodable:
+            parts.append("binary" if conflict.binary else "not UTF-8: nothing to show")
+        else:
+            parts.append("no hunks: each side's whole file is shown below")
         parts.append("): D takes dev's file, M takes main's.")
     for message in conflict.messages:
         parts.append(f"\n{message}")

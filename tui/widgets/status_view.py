@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from syncdesk.services.description.check import check_lines
+from syncdesk.services.github.api import PostResult
 from syncdesk.services.github.checks import CheckItem
 from syncdesk.services.github.status import StatusData
 from syncdesk.services.sanitize import one_line
@@ -71,12 +72,26 @@ def _dco(text: Text, data: StatusData, hints: bool) -> None:
         text.append(f"{one_line(failure.subject)[:60]} — {one_line(failure.reason)}")
         text.append(f"  [{kind}]\n", "dim" if failure.imported else WAIT)
     if dco.needs_override:
-        ask = ": o drafts the override request" if hints else ": an override is needed"
+        drafts = hints and data.override_posted is None
+        ask = ": o drafts the override request" if drafts else ": an override is needed"
         text.append("Imported commits keep their SHAs" + ask, WAIT)
         if data.precedent:
             numbers = ", ".join(f"#{p.number}" for p in data.precedent)
             text.append(f" (precedent: {numbers})", WAIT)
         text.append("\n")
+    _posted_line(text, "The override request", data.override_posted)
+
+
+def _posted_line(text: Text, what: str, posted: PostResult | None) -> None:
+    """``✓ <what> is posted for this head: <link>``, when syncdesk's comment is there."""
+    if posted is None:
+        return
+    text.append(f"✓ {what} is posted for this head", GOOD)
+    text.append(f" (comment {posted.comment_id})")
+    if posted.html_url:
+        text.append(": ")
+        text.append(one_line(posted.html_url), "underline")
+    text.append("\n")
 
 
 def _coverage(text: Text, data: StatusData) -> None:
@@ -114,7 +129,10 @@ def _check_line(text: Text, item: CheckItem) -> None:
     text.append(f"{one_line(item.name):<32} ", "bold" if item.group == "gate" else "")
     text.append(f"{one_line(item.state):<16}", style)
     text.append(f"{one_line(item.group):<9}", "dim")
-    text.append(f"{one_line(item.description)[:60]}\n", "dim")
+    text.append(one_line(item.description)[:60], "dim")
+    if item.kinds:  # one line for both: GitHub requires both to pass
+        text.append(f"  ({' and '.join(item.kinds)}, both must pass)", "dim")
+    text.append("\n")
 
 
 def _checks(text: Text, data: StatusData, hints: bool) -> None:
@@ -131,8 +149,10 @@ def _checks(text: Text, data: StatusData, hints: bool) -> None:
         text.append(f"  … {one_line(name)} has not reported yet (the gate)\n", WAIT)
     for item in checks.items:
         _check_line(text, item)
+    _posted_line(text, "The CI trigger", data.trigger_posted)
     if hints:
-        text.append("t posts the CI trigger for this head; l adds or removes a label\n", "dim")
+        trigger = "" if data.trigger_posted else "t posts the CI trigger for this head; "
+        text.append(f"{trigger}l adds or removes a label\n", "dim")
 
 
 def _body(text: Text, data: StatusData, hints: bool) -> None:

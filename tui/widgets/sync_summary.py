@@ -7,6 +7,8 @@ from textual.widgets import Static
 
 from syncdesk.services.report.facts import conflict_summary, short
 from syncdesk.services.sync.models import SyncReport
+from syncdesk.services.sync.ours import ours_summary
+from syncdesk.tui.text import counted
 
 OK = "$success"
 BAD = "$error"
@@ -18,8 +20,12 @@ def _row(label: str, *value: str | Content | tuple[str, str]) -> Content:
     return Content.assemble((f"{label:<13}", f"bold {MUTED}"), *value)
 
 
-def summary_lines(report: SyncReport) -> list[Content]:
-    """The panel's lines; every repository string enters as literal text."""
+def summary_lines(report: SyncReport, approved: int | None = None) -> list[Content]:
+    """The panel's lines; every repository string enters as literal text.
+
+    ``approved``: how many conflicted files the maintainer approved (None:
+    unknown), for the line that says what comes next.
+    """
     s, anatomy = report.slice, report.anatomy
     signoffs_missing = sum(1 for c in s.commits if not c.signed_off)
     signoffs_other = sum(1 for c in s.commits if c.signed_off and not c.signoff_matches_author)
@@ -29,8 +35,11 @@ def summary_lines(report: SyncReport) -> list[Content]:
         _row("Backlog", f"{s.remaining} more on main"),
         _row("Merge", short(anatomy.merge)),
         _row("Repair", short(anatomy.repair) if anatomy.repair else "none"),
-        Content(""),
     ]
+    ours = ours_summary(anatomy.ours)
+    if ours is not None:  # dev merged in, or several commits: say which are counted as ours
+        lines.append(_row("Ours", ours))
+    lines.append(Content(""))
     if anatomy.ok:
         lines.append(_row("Anatomy", ("✓ healthy", f"bold {OK}")))
     else:
@@ -42,9 +51,8 @@ def summary_lines(report: SyncReport) -> list[Content]:
     if not advanced.commits:
         lines.append(_row("Dev", "has not moved since the dev base"))
     else:
-        lines.append(
-            _row("Dev", f"{len(advanced.commits)} new commits · tip {short(advanced.dev_tip)}")
-        )
+        new = counted(len(advanced.commits), "new commit")
+        lines.append(_row("Dev", f"{new} · tip {short(advanced.dev_tip)}"))
         if advanced.merges_cleanly:
             lines.append(_row("", ("✓ merges cleanly", OK)))
         else:
@@ -57,20 +65,34 @@ def summary_lines(report: SyncReport) -> list[Content]:
         lines.append(Content.assemble(("  " + mark + " ", style), item.path, (verdict, style)))
     lines.append(Content(""))
     lines.append(_row("Conflicts", conflict_summary(report.conflicts)))
-    lines.append(Content.styled("             c opens the conflict workspace", MUTED))
+    lines.append(Content.styled(f"{'':13}{next_step(report, approved)}", MUTED))
     lines.append(_row("Python", report.stats.python_summary))
-    lines.append(_row("Remerge-diff", f"{len(report.stats.remerge_diff_files)} files"))
+    lines.append(_row("Remerge-diff", counted(len(report.stats.remerge_diff_files), "file")))
     dco_style = OK if signoffs_missing == signoffs_other == 0 else WARN
     lines.append(
         _row("Sign-off", (f"{signoffs_missing} missing · {signoffs_other} by another", dco_style))
     )
-    lines.append(_row("Signed", f"{sum(1 for c in s.commits if c.signed)} commits"))
+    lines.append(_row("Signed", counted(sum(1 for c in s.commits if c.signed), "commit")))
     return lines
+
+
+def next_step(report: SyncReport, approved: int | None) -> str:
+    """What comes next, under the conflicts: "3 of 11 files approved · W previews the repair"."""
+    conflicts = report.conflicts
+    total = len(conflicts.files) if conflicts is not None else 0
+    if not total or approved is None:
+        return "c opens the conflict workspace"
+    done = f"{approved} of {counted(total, 'file')} approved"
+    if not approved:
+        return f"{done} · c opens the conflict workspace, a approves a file"
+    if approved < total:
+        return f"{done} · W previews the repair · c decides the rest"
+    return f"{done} · W previews the repair"
 
 
 class SyncSummary(Static):
     """Shows a :class:`SyncReport`'s verdicts; empty until one arrives."""
 
-    def show(self, report: SyncReport) -> None:
-        """Render ``report``."""
-        self.update(Content("\n").join(summary_lines(report)))
+    def show(self, report: SyncReport, approved: int | None = None) -> None:
+        """Render ``report`` (``approved``: conflicted files the maintainer approved)."""
+        self.update(Content("\n").join(summary_lines(report, approved)))
