@@ -25,10 +25,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from syncdesk.services.audit.lost_lines import Audit, audit_scope, audit_sync
+from syncdesk.services.audit.lost_lines import Audit, audit_sync
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git import runner
 from syncdesk.services.sync.anatomy import find_sync_merge
+from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.session import SyncOptions, SyncSession, open_sync
 
@@ -70,7 +71,7 @@ def audit(session: SyncSession) -> Callable[[], Audit]:
     policy = audit_policy(session.config)
 
     def run() -> Audit:
-        scope = audit_scope(git, merge.dev_base, merge.slice_tip, refs.head, refs.dev)
+        scope = audit_scope(sync_ours(git, refs.head, merge.sha, merge.dev_base, refs.dev))
         return audit_sync(
             git, merge.dev_base, merge.slice_tip, refs.head,
             scope=scope, policy=policy, conflicts=conflicts, hook=True,

@@ -18,12 +18,12 @@ from syncdesk.services.audit.lost_lines import (
     Audit,
     Classification,
     LostLine,
-    audit_scope,
     audit_sync,
 )
 from syncdesk.services.audit.names import enclosing_definition
 from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.git.runner import Git
+from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.session import SyncOptions, open_sync
 from syncdesk.tui.app import SyncDeskApp
 from tests.gitrepo import GitRepo
@@ -177,7 +177,7 @@ def test_dev_merged_on_top_is_not_judged(tmp_path: Path) -> None:
     repo.checkout("sync")
     head = repo.merge("dev", "Merge dev into the sync branch")
     git = Git(repo.path)
-    scope = audit_scope(git, sync.dev_base, sync.slice_tip, head, "dev")
+    scope = audit_scope(sync_ours(git, head, sync.head, sync.dev_base, "dev"))
     assert scope.dev == later
     assert scope.judged[-1] == sync.head and later not in scope.judged
     audit = audit_sync(git, sync.dev_base, sync.slice_tip, head, scope=scope)

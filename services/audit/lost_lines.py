@@ -13,7 +13,7 @@ Megatron-LM hook's variant (sets, code files only, skip lists) is
 
 *What is judged*: the sync merge and the commits on top of it that are not
 dev's. When dev was merged into the sync branch afterwards, "dev" is the
-newest dev commit the head holds (:func:`audit_scope`): a line dev itself
+newest dev commit the head holds (``services/sync/ours.audit_scope``): a line dev itself
 changed later is not a line the sync lost.
 
 The raw list is mostly noise (thousands of lines on a real Megatron-LM sync),
@@ -289,22 +289,6 @@ class AuditScope:
 
     dev: str  # the newest dev commit the head holds (the dev base unless dev was merged on top)
     judged: tuple[str, ...]  # the sync merge and the commits on top of it that are not dev's
-
-
-def audit_scope(git: Git, dev_base: str, slice_tip: str, head: str, dev_tip: str) -> AuditScope:
-    """The dev version to judge ``head`` against, and the commits judged.
-
-    A merge of dev into the sync branch brings dev's own later commits: those
-    are dev's, not the sync's, so the audit compares with the newest dev
-    commit the head holds (the merge base of the head and dev's tip, when it
-    descends from the dev base). The judged commits are those the head holds
-    that neither that dev commit nor the slice tip does: the sync merge, the
-    repairs, and the merges of dev themselves (their resolutions are ours).
-    """
-    found = git.run(["merge-base", head, dev_tip], check=False).text.strip()
-    dev = found if found and found != dev_base and git.is_ancestor(dev_base, found) else dev_base
-    judged = git.lines("rev-list", "--topo-order", head, f"^{dev}", f"^{slice_tip}", "--")
-    return AuditScope(dev, tuple(judged))
 
 
 def raw_findings(git: Git, dev_base: str, slice_tip: str, head: str) -> list[RawFinding]:
@@ -627,7 +611,7 @@ def audit_sync(
     """The triaged preservation audit of the sync of ``slice_tip`` into ``dev_base``.
 
     ``head`` is the result to check: the sync branch's head (merge and
-    repair), or the merge commit itself. ``scope`` (:func:`audit_scope`) says
+    repair), or the merge commit itself. ``scope`` (``sync.ours.audit_scope``) says
     which dev version to judge against (default: the dev base). ``conflicts``
     (the merge's conflicts read at the head) lets lines lost in a hunk taken
     as main be named as that decision. ``hook`` also computes the real

@@ -20,15 +20,14 @@ review's cited lines (:mod:`syncdesk.services.review.origin`) and so the
 suggested dispositions, the coverage of the lines we wrote
 (:func:`syncdesk.services.github.coverage.ours_lines`), and the anatomy the
 report and the Slice screen show (``Anatomy.ours``). The preservation audit
-(``services/audit/lost_lines.audit_scope``) computes the same scope its own
-way: it judges ``head ^dev ^slice_tip`` against the newest dev commit the head
-holds, which is :attr:`Ours.judged` plus the strays, against :attr:`Ours.dev`.
+judges :attr:`Ours.judged` against :attr:`Ours.dev` (:func:`audit_scope`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from syncdesk.services.audit.lost_lines import AuditScope
 from syncdesk.services.git.runner import Git
 
 
@@ -173,3 +172,9 @@ def _shas(shas: tuple[str, ...], most: int = 6) -> str:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def audit_scope(ours: Ours) -> AuditScope:
+    """What the preservation audit judges: the merge and ours, against the newest dev
+    commit the head holds (a line dev itself changed later is not one the sync lost)."""
+    return AuditScope(ours.dev, ours.judged)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from syncdesk.services.audit.hook import hook_refs
-from syncdesk.services.audit.lost_lines import audit_scope, audit_sync
+from syncdesk.services.audit.lost_lines import audit_sync
 from syncdesk.services.conflicts.attribution import attribute
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.errors import MissingRefError, ServiceError, ShallowHistoryError
@@ -26,7 +26,7 @@ from syncdesk.services.sync.branch_state import dev_advanced, line_stats, protec
 from syncdesk.services.sync.commits import commit_details
 from syncdesk.services.sync.config import Config, load_config, with_overrides
 from syncdesk.services.sync.models import CommitDetails, SyncRefs, SyncReport
-from syncdesk.services.sync.ours import sync_ours
+from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.slice import main_line, read_slice
 
@@ -168,9 +168,9 @@ def load_report(
     if detail and conflicts is not None:
         steps("Blaming the conflict hunks")
         attribution = attribute(git, conflicts)
-    if detail and merge is not None:
+    if detail and merge is not None and ours is not None:
         steps("Auditing dev's lines in the result")
-        scope = audit_scope(git, merge.dev_base, merge.slice_tip, refs.head, refs.dev)
+        scope = audit_scope(ours)
         # The real hook's refs are the newest merge's parents: when they are the
         # ones judged, its findings are computed and accounted for as well.
         hook = hook_refs(git, refs.head) == (scope.dev, merge.slice_tip)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from syncdesk.services.audit.lost_lines import Audit, audit_scope, audit_sync
+from syncdesk.services.audit.lost_lines import Audit, audit_sync
 from syncdesk.services.audit.renumber import in_dev_base
 from syncdesk.services.conflicts.models import ConflictFile, ConflictSet
 from syncdesk.services.conflicts.read import read_conflicts
@@ -17,6 +17,7 @@ from syncdesk.services.git.storage import read_blobs, read_lines
 from syncdesk.services.lines import bytes_to_lines
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sync.anatomy import find_sync_merge
+from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.services.sync.slice import main_line
@@ -79,9 +80,9 @@ def load_workspace(
     blobs |= {s.blob for found in suggestions.values() for s in found if s.blob is not None}
     texts = {oid: tuple(bytes_to_lines(data)) for oid, data in read_blobs(git, blobs).items()}
     audit = None
-    if head is not None:
+    if merge is not None and head is not None:
         steps("Auditing dev's lines in the result")
-        scope = audit_scope(git, dev_base, slice_tip, head, refs.dev)
+        scope = audit_scope(sync_ours(git, head, merge.sha, dev_base, refs.dev))
         judged = audit_sync(
             git, dev_base, slice_tip, head, steps,
             scope=scope, policy=audit_policy(config), conflicts=conflicts,
