@@ -13,8 +13,8 @@ Megatron-LM hook's variant (sets, code files only, skip lists) is
 
 *What is judged*: the sync merge and the commits on top of it that are not
 dev's. When dev was merged into the sync branch afterwards, "dev" is the
-newest dev commit the head holds (``services/sync/ours.audit_scope``): a line dev itself
-changed later is not a line the sync lost.
+newest dev commit the head holds (``services/sync/ours.audit_scope``): a line
+dev itself changed later is not a line the sync lost.
 
 The raw list is mostly noise (thousands of lines on a real Megatron-LM sync),
 so :func:`audit_sync` triages it, every line into one class with its evidence,
@@ -65,8 +65,10 @@ explanation failed:
     resolution decision, shown as such. A change of main's merely *next to*
     dev's line does not count, hunk or no hunk: dropping a dev addition
     because main touched a neighbouring line is the classic accident.
-12. *probable accident*: everything else. Accidents are grouped into blocks
-    of consecutive dev lines.
+12. *probable accident*: everything else, except a line main's own history
+    before the slice held and removed (its last 300 commits: a stale copy of
+    main's older code an earlier sync kept), which is *removed on main*.
+    Accidents are grouped into blocks of consecutive dev lines.
 """
 
 from __future__ import annotations
