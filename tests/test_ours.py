@@ -19,6 +19,7 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.github.coverage import ours_lines
 from syncdesk.services.report.facts import to_json, to_markdown, to_text
 from syncdesk.services.report.serialize import to_json_text
+from syncdesk.services.sync.branch_state import dev_advanced
 from syncdesk.services.sync.ours import Ours, ours_summary, sync_ours
 from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
 from tests.oursrepo import SLICE_SIZE, DevMerged, build_dev_merged
@@ -155,3 +156,10 @@ def test_findings_without_a_sync_merge_trace_and_say_so(tmp_path: Path) -> None:
     assert data["notes"] == ["the head has no sync merge: no line is the merge's or ours"]
     origins = data["findings"][0]["ranges"][0]["origins"]
     assert origins["merge"] == origins["repair"] == 0 and sum(origins.values()) == 1
+
+
+def test_dev_moved_on_counts_only_what_the_merges_of_dev_did_not_bring(built: DevMerged) -> None:
+    git, shas = Git(built.path), built.shas
+    advanced = dev_advanced(git, shas["dev_base"], "dev", "sync")
+    # pr_one..pr_three came in through the merges of dev on top: only pr_later is new.
+    assert [commit.sha for commit in advanced.commits] == [shas["pr_later"]]

@@ -13,14 +13,15 @@ from syncdesk.services.sync.models import DevAdvanced, ProtectedFile, Stats
 
 
 def dev_advanced(git: Git, dev_base: str, dev_tip: str, head: str) -> DevAdvanced:
-    """Dev's commits since the dev base, and whether dev's tip merges into the head cleanly.
+    """Dev's commits the sync does not hold yet, and whether dev's tip merges into the head
+    cleanly. A commit a merge of dev on top of the sync already brought in is not new.
 
     The cheap check before a rebuild (DOMAIN.md, step 5): ``merge-tree
     --write-tree`` merges without a work tree. Its exit status is the answer
     (0 clean, 1 conflicts); the output is never inspected for it, because a
     conflict can exist with no conflicted file listed (directory renames).
     """
-    shas = git.lines("rev-list", "--reverse", f"{dev_base}..{dev_tip}", "--")
+    shas = git.lines("rev-list", "--reverse", dev_tip, f"^{dev_base}", f"^{head}", "--")
     if not shas:
         return DevAdvanced(dev_tip, (), None)
     # merge-tree writes the merged blobs and trees: into a throwaway store, so
