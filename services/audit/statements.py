@@ -72,8 +72,9 @@ def statement_keys(lines: Sequence[bytes]) -> list[tuple[int, int, bytes]]:
     while first < len(lines):
         line = lines[first]
         if _PLAIN_LINE.fullmatch(line) and _balanced(line):
-            # Most lines: no string, comment or continuation, brackets closed.
-            out.append((first, first, _key(line)))
+            # Most lines: no string, comment or continuation, brackets closed
+            # (and no quote, so the key is the line without what rewrapping changes).
+            out.append((first, first, line.translate(None, _DROPPED)))
             first += 1
             continue
         last, code = _statement(lines, first)
