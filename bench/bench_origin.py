@@ -44,6 +44,7 @@ class Target:
     dev_base: str
     slice_tip: str
     main_tip: str
+    dev_tip: str
 
 
 def raw(target: Target, *args: str) -> bytes:
@@ -54,13 +55,15 @@ def raw(target: Target, *args: str) -> bytes:
 
 def open_target(repo: Path, head: str, dev: str, main: str) -> Target:
     git = Git(repo)
-    head_sha, main_sha = git.resolve(head), git.resolve(main)
-    if head_sha is None or main_sha is None or git.resolve(dev) is None:
+    head_sha, main_sha, dev_sha = git.resolve(head), git.resolve(main), git.resolve(dev)
+    if head_sha is None or main_sha is None or dev_sha is None:
         raise SystemExit("a ref names no commit")
     merge = find_sync_merge(git, head_sha, dev, main)
     if merge is None:
         raise SystemExit(f"{head} has no sync merge")
-    return Target(git.git_dir, head_sha, merge.sha, merge.dev_base, merge.slice_tip, main_sha)
+    return Target(
+        git.git_dir, head_sha, merge.sha, merge.dev_base, merge.slice_tip, main_sha, dev_sha
+    )
 
 
 def pick_ranges(target: Target) -> list[CitedRange]:
@@ -85,7 +88,8 @@ def pick_ranges(target: Target) -> list[CitedRange]:
 
 
 def floor(target: Target, ranges: list[CitedRange]) -> None:
-    """The raw-git floor: one blame per file with all its ranges, and the two rev-lists."""
+    """The raw-git floor: one blame per file with all its ranges, the two rev-lists that
+    classify, and the three calls that sort what is above the merge (``sync_ours``)."""
     by_path: dict[str, list[tuple[int, int]]] = {}
     for cited in ranges:
         by_path.setdefault(cited.path, []).append((cited.start, cited.end))
@@ -94,14 +98,18 @@ def floor(target: Target, ranges: list[CitedRange]) -> None:
         raw(target, "blame", "--porcelain", "--root", "--ignore-revs-file=", *options,
             target.head, "--", path)  # fmt: skip
     raw(target, "rev-list", "--left-right", f"{target.dev_base}...{target.slice_tip}", "--")
-    raw(target, "rev-list", "--parents", target.head, "--not", target.dev_base,
-        target.slice_tip, "--")  # fmt: skip
+    raw(target, "rev-list", target.head, "--not", target.dev_base, target.slice_tip, "--")
+    raw(target, "merge-base", target.head, target.dev_tip)
+    raw(target, "rev-list", "--topo-order", "--reverse", "--parents", target.head,
+        f"^{target.merge}", "--")  # fmt: skip
+    raw(target, "rev-list", target.head, f"^{target.merge}", f"^{target.dev_tip}", "--")
 
 
 def ours(target: Target, ranges: list[CitedRange]) -> dict[Origin, int]:
     results = classify_ranges(
         Git(target.git_dir), ranges, head=target.head, merge=target.merge,
         dev_base=target.dev_base, slice_tip=target.slice_tip, main_tip=target.main_tip,
+        dev_tip=target.dev_tip,
     )  # fmt: skip
     total: dict[Origin, int] = {}
     for result in results:
