@@ -14,10 +14,13 @@ from collections.abc import Sequence
 
 _FULL_HEX = re.compile(r"[0-9a-fA-F]{7,40}")
 # A commit link (``/commit/<sha>``, or a PR's ``/commits/<sha>``) stands for its SHA.
+# Neither pattern lets its bounded scan run over the character that starts it
+# (":" after the scheme, "["): a megabyte of "https://" or "[" is then read once,
+# not 300 characters from every place (3.9 s on 1 MB of "[" before).
 _COMMIT_URL = re.compile(
-    r"https?://[^\s()<>\[\]]{0,300}?/commits?/([0-9a-fA-F]{7,40})(?![0-9A-Za-z])[^\s()<>\[\]]{0,300}"
+    r"https?://[^\s()<>\[\]:]{0,300}?/commits?/([0-9a-fA-F]{7,40})(?![0-9A-Za-z])[^\s()<>\[\]]{0,300}"
 )
-_MD_LINK = re.compile(r"\[[^\]\n]{0,300}\]\(\s*([0-9a-fA-F]{7,40})\s*\)")
+_MD_LINK = re.compile(r"\[[^\[\]\n]{0,300}\]\(\s*([0-9a-fA-F]{7,40})\s*\)")
 _HTML_TAG = re.compile(r"<[^<>\n]{0,300}>")
 _FENCE = re.compile(r"\s*(?:```|~~~)[^\n]{0,40}")
 _TABLE_RULE = re.compile(r"[\s|:\-]*")
