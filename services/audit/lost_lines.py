@@ -790,7 +790,7 @@ def _rewrapped_lines(triage: _Triage, path: str, lost: list[_Lost]) -> dict[int,
     found: dict[int, int] = {}
     for first, last, key in statements:
         here = [index for index in range(first, last + 1) if index in wanted]
-        if not here or not any(character.isalnum() for character in key.decode("latin-1")):
+        if not here or is_trivial(key):
             continue
         # The result must keep as many copies of the statement as dev had: a
         # common statement of a dropped test stays lost however it is wrapped.
@@ -991,7 +991,7 @@ def _removed_as_dev_wrapped_it(
     if not main_regions or not is_python(item.path):
         return None
     key = triage.statement_key(triage.snapshot.changed[item.path].before, item.line - 1)
-    if key is None or not any(character.isalnum() for character in key.decode("latin-1")):
+    if key is None or is_trivial(key):
         return None
     return triage.removed_statements(item.path, main_regions).get(key)
 

@@ -25,6 +25,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 
+from syncdesk.services.audit.statements import is_python
 from syncdesk.services.git.objects import read_contents
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.trees import changed_paths, entries_at, tree_of
@@ -32,7 +33,6 @@ from syncdesk.services.patterns import listed
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.write.models import PreviewCheck, RepairPlan
 
-PYTHON_SUFFIXES = (".py", ".pyi")
 COMPILE_LIMIT = 8 * 1024 * 1024  # bytes: a larger "Python" file is data, not checked
 _DEF = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?def[ \t]+(?P<name>\w+)[ \t]*\(")
 _BLOCK = re.compile(r"^(?P<indent>[ \t]*)(?:class|(?:async[ \t]+)?def)\b")
@@ -48,7 +48,7 @@ def preview_checks(git: Git, plan: RepairPlan, keep_dev: Sequence[str]) -> tuple
     python = {
         path: new.oid
         for path, (_, new) in changed.items()
-        if new is not None and path.endswith(PYTHON_SUFFIXES) and new.mode != "120000"
+        if new is not None and is_python(path) and new.mode != "120000"
     }
     blobs = read_contents(git, set(python.values()), "blob")
     for path, oid in sorted(python.items()):
