@@ -21,6 +21,7 @@ _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u206
 _UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
 _UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
 _FOREIGN_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")  # not surrogateescape's
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")  # surrogateescape's: a byte that was not UTF-8
 
 
 def _show(match: re.Match[str]) -> str:
@@ -40,7 +41,7 @@ def _printable(text: str) -> str:
     # the escaped bytes are decoded again (a valid sequence is its character,
     # the rest U+FFFD), and any other surrogate becomes U+FFFD.
     text = _FOREIGN_SURROGATE.sub("\ufffd", text)
-    if not any("\udc80" <= char <= "\udcff" for char in text):
+    if _ESCAPED_BYTE.search(text) is None:
         return text
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 

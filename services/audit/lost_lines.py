@@ -78,7 +78,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from functools import partial
+from functools import cache, partial
 
 from syncdesk.services.audit.hook import HookFinding, hook_findings
 from syncdesk.services.audit.lines import (
@@ -116,6 +116,7 @@ from syncdesk.services.audit.sources import (
 )
 from syncdesk.services.audit.statements import docstring_lines, is_python, statement_keys
 from syncdesk.services.conflicts.models import ConflictSet
+from syncdesk.services.git.ahead import Ahead
 from syncdesk.services.git.runner import Git
 from syncdesk.services.patterns import listed
 from syncdesk.services.progress import QUIET, Steps
@@ -625,53 +626,77 @@ def audit_sync(
     policy = policy or AuditPolicy()
     snapshot = read_snapshot(git, dev, slice_tip, head)
     steps.check()
-    lost_files = _lost_by_file(snapshot)
-    triage = _Triage(git, snapshot, dev, dev_base, slice_tip, head, conflicts, policy.data_files)
-    pending: list[_Lost] = []
-    by_policy: list[tuple[_Lost, str]] = []
-    data: list[DataFile] = []
-    ignored_trivial = ignored_binary = 0
-    for touched, lost in lost_files:
-        if is_binary(snapshot.blobs.get(touched.dev, b"")):
-            ignored_binary += lost.total()
-            continue
-        real = Counter({line: count for line, count in lost.items() if not is_trivial(line)})
-        ignored_trivial += lost.total() - real.total()
-        if not real:
-            continue
-        if listed(touched.path, policy.data_files):
-            data.append(DataFile(touched.path, real.total()))
-            continue
-        dev_lines, result = snapshot.lines(touched.dev), snapshot.lines(touched.result)
-        placed = [_Lost(touched.path, n, line) for n, line in place_lost(dev_lines, result, real)]
-        decided = policy.policy(touched.path)
-        if decided is None:
-            pending += placed
-        else:
-            by_policy += ((item, decided) for item in placed)
-    steps.check()
-    # A line a slice commit removed is main's deletion, whatever else is true of
-    # it; most lost lines are such, and the passes after this are the costly ones.
-    triage.changes = slice_changes(git, dev_base, slice_tip, sorted({i.path for i in pending}))
-    unexplained = _removed_on_main(triage, pending)
-    steps.check()
-    unexplained = _rewrapped(triage, unexplained)
-    unexplained = _moved_or_reformatted(triage, unexplained)
-    steps.check()
-    unexplained = _reflowed(triage, unexplained)
-    steps.check()
-    triage.look_for_uses([*unexplained, *(item for item, _ in by_policy)])
-    for item, decided in by_policy:
-        # A policy takes the file whole; a definition it dropped that the
-        # result still uses is an accident all the same (a test importing it).
-        name = triage.still_referenced(item)
-        if name is not None:
-            detail = decode(name)
-            triage.findings.append(_finding(item, Classification.STILL_REFERENCED, detail=detail))
-        else:
-            triage.findings.append(_finding(item, Classification.BY_POLICY, detail=decided))
-    steps.check()
-    _explain_the_rest(triage, unexplained)
+    with Ahead() as ahead:
+        base = ahead.ask(_merge_base, git, dev, slice_tip)
+        lost_files = _lost_by_file(snapshot)
+        triage = _Triage(
+            git, snapshot, dev, dev_base, slice_tip, head, conflicts, policy.data_files
+        )
+        pending: list[_Lost] = []
+        by_policy: list[tuple[_Lost, str]] = []
+        data: list[DataFile] = []
+        ignored_trivial = ignored_binary = 0
+        placing: list[tuple[Touched, Counter[bytes], str | None]] = []
+        for touched, lost in lost_files:
+            if is_binary(snapshot.blobs.get(touched.dev, b"")):
+                ignored_binary += lost.total()
+                continue
+            real = Counter({line: count for line, count in lost.items() if not is_trivial(line)})
+            ignored_trivial += lost.total() - real.total()
+            if not real:
+                continue
+            if listed(touched.path, policy.data_files):
+                data.append(DataFile(touched.path, real.total()))
+                continue
+            placing.append((touched, real, policy.policy(touched.path)))
+        # A line a slice commit removed is main's deletion, whatever else is true of
+        # it; most lost lines are such, and the passes after this are the costly ones.
+        # git reads the slice's patches while the lost lines are placed.
+        asked = sorted(touched.path for touched, _, decided in placing if decided is None)
+        changes = ahead.ask(slice_changes, git, dev_base, slice_tip, asked)
+        for touched, real, decided in placing:
+            dev_lines, result = snapshot.lines(touched.dev), snapshot.lines(touched.result)
+            placed = [
+                _Lost(touched.path, n, line) for n, line in place_lost(dev_lines, result, real)
+            ]
+            if decided is None:
+                pending += placed
+            else:
+                by_policy += ((item, decided) for item in placed)
+        hooked = tuple(hook_findings(snapshot, policy)) if hook else None
+        steps.check()
+        triage.changes = changes.result()
+        unexplained = _removed_on_main(triage, pending)
+        steps.check()
+        unexplained = _rewrapped(triage, unexplained)
+        unexplained = _moved_or_reformatted(triage, unexplained)
+        steps.check()
+        unexplained = _reflowed(triage, unexplained)
+        steps.check()
+        # What main and dev changed since their merge base, read while the uses are looked for.
+        paths = sorted({item.path for item in unexplained})
+        merge_base = base.result()
+        regions = (
+            ahead.ask(changed_regions, git, merge_base, dev, paths),
+            ahead.ask(changed_regions, git, merge_base, slice_tip, paths),
+        ) if merge_base and paths else None  # fmt: skip
+        triage.look_for_uses([*unexplained, *(item for item, _ in by_policy)])
+        for item, decided in by_policy:
+            # A policy takes the file whole; a definition it dropped that the
+            # result still uses is an accident all the same (a test importing it).
+            name = triage.still_referenced(item)
+            if name is not None:
+                detail = decode(name)
+                triage.findings.append(
+                    _finding(item, Classification.STILL_REFERENCED, detail=detail)
+                )
+            else:
+                triage.findings.append(_finding(item, Classification.BY_POLICY, detail=decided))
+        steps.check()
+        dev_regions, main_regions = (
+            (regions[0].result(), regions[1].result()) if regions is not None else ({}, {})
+        )
+        _explain_the_rest(triage, unexplained, merge_base, dev_regions, main_regions)
     findings = _with_blocks(snapshot, triage.findings)
     findings.sort(key=lambda f: (CLASS_ORDER.index(f.classification), f.path, f.block or 0, f.line))
     return Audit(
@@ -687,8 +712,13 @@ def audit_sync(
         dev=dev,
         judged=scope.judged if scope is not None else (),
         data_files=tuple(sorted(data, key=lambda d: d.path)),
-        hook=tuple(hook_findings(snapshot, policy)) if hook else None,
+        hook=hooked,
     )
+
+
+def _merge_base(git: Git, dev: str, slice_tip: str) -> str:
+    """The merge base of ``dev`` and ``slice_tip`` ("" when they share no history)."""
+    return git.run(["merge-base", dev, slice_tip], check=False).text.strip()
 
 
 def _finding(
@@ -880,16 +910,21 @@ def _reflowed_lines(dev: list[bytes], result: list[bytes], lost: list[_Lost]) ->
     return covered
 
 
-def _explain_the_rest(triage: _Triage, items: list[_Lost]) -> None:
-    """Removed on main, still referenced, taken as main, superseded by main, or an accident."""
+def _explain_the_rest(
+    triage: _Triage,
+    items: list[_Lost],
+    base: str,
+    dev_regions: dict[str, list[Region]],
+    main_regions: dict[str, list[Region]],
+) -> None:
+    """Removed on main, still referenced, taken as main, superseded by main, or an accident.
+
+    ``base`` is the merge base of the judged dev and the slice tip ("" if none);
+    the regions are what each side changed since, for the items' files.
+    """
     if not items:
         return
-    git = triage.git
-    paths = sorted({item.path for item in items})
     changes = triage.changes
-    base = git.run(["merge-base", triage.dev, triage.slice_tip], check=False).text.strip()
-    dev_regions = changed_regions(git, base, triage.dev, paths) if base else {}
-    main_regions = changed_regions(git, base, triage.slice_tip, paths) if base else {}
     versions: dict[int, SimilarLines] = {}  # id(region) -> its added lines, indexed once
     first = len(triage.findings)
     comments: list[int] = []  # comment lines excused by their function's rewrite
@@ -1176,7 +1211,14 @@ def _renamed_by_main(triage: _Triage, item: _Lost) -> tuple[tuple[bytes, bytes],
 
 def _with_hole(form: bytes, name: bytes) -> bytes:
     """``form`` with every whole-word ``name`` replaced by a hole."""
-    return re.sub(rb"\b" + re.escape(name) + rb"\b", b"\x00", form)
+    return _whole_word(name).sub(b"\x00", form)
+
+
+@cache
+def _whole_word(name: bytes) -> re.Pattern[bytes]:
+    # Compiled once per name: re's own cache holds 512 patterns, and a large
+    # sync asks about thousands of names, so it would compile them again and again.
+    return re.compile(rb"\b" + re.escape(name) + rb"\b")
 
 
 def _touches(region: Region, holders: Sequence[bytes | None], name: bytes) -> bool:

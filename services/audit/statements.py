@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 # The longest statement (in lines) the scanner follows; above it, the first line stands alone.
 LONGEST = 60
+# The lines :func:`_statement` scans first, before the whole of :data:`LONGEST`.
+_FIRST_WINDOW = 6
 # Files read as Python.
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -109,8 +111,24 @@ def _statement(lines: Sequence[bytes], first: int) -> tuple[int, bytes]:
     brackets and ``#`` inside it are not seen. A statement still open after
     :data:`LONGEST` lines is cut back to its first line.
     """
-    stop = min(len(lines), first + LONGEST)
-    text = b"\n".join(lines[first:stop]) + b"\n"
+    reach = min(len(lines), first + LONGEST)
+    # Most statements end within a few lines: scan a short window first, and the
+    # whole reach only when the statement is still open at its end or a
+    # triple-quoted string may run past it (cut short, it would scan as others).
+    short = min(reach, first + _FIRST_WINDOW)
+    if short < reach:
+        window = b"\n".join(lines[first:short]) + b"\n"
+        if b'"""' not in window and b"'''" not in window:
+            found = _scan(window, first)
+            if found is not None:
+                return found
+    found = _scan(b"\n".join(lines[first:reach]) + b"\n", first)
+    # Never closed within reach: not a statement this scanner understands.
+    return found if found is not None else (first, lines[first])
+
+
+def _scan(text: bytes, first: int) -> tuple[int, bytes] | None:
+    """:func:`_statement` over ``text`` (lines from ``first``): None if it never closes."""
     depth, line, kept, position = 0, first, [], 0
     for match in _TOKEN.finditer(text):
         token = match.group()
@@ -129,8 +147,7 @@ def _statement(lines: Sequence[bytes], first: int) -> tuple[int, bytes]:
             depth -= 1
         else:  # a string literal, maybe over lines
             line += token.count(b"\n")
-    # Never closed within reach: not a statement this scanner understands.
-    return first, lines[first]
+    return None
 
 
 def _key(code: bytes) -> bytes:

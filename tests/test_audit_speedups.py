@@ -1,0 +1,130 @@
+"""The audit's fast paths give the answers their plain versions give.
+
+Each shortcut the preservation audit takes for speed (set differences before
+the multiset subtraction, an ASCII test before decoding, the common head and
+tail before difflib, a short window before the statement scanner's full reach,
+git reads started ahead on threads) is checked against the straightforward
+computation on inputs built to hit its edges.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import Counter
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from syncdesk.services.audit import statements
+from syncdesk.services.audit.lines import alignment, is_trivial, lost_lines
+from syncdesk.services.errors import GitCommandError
+from syncdesk.services.git.ahead import Ahead
+from syncdesk.services.git.runner import Git
+from tests.gitrepo import GitRepo
+
+_LINES = st.lists(st.sampled_from([b"a", b"b", b"c", b"  a", b"", b"d = 1"]), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, _LINES, _LINES)
+def test_lost_lines_is_the_multiset_difference(
+    dev: list[bytes], main: list[bytes], result: list[bytes]
+) -> None:
+    assert lost_lines(dev, main, result) == Counter(dev) - Counter(main) - Counter(result)
+
+
+@pytest.mark.parametrize(
+    ("line", "trivial"),
+    [
+        (b"", True),
+        (b"    ),", True),
+        (b"# --", True),
+        (b"x", False),
+        (b"  return 0", False),
+        ("# é".encode(), False),  # a letter outside ASCII is a letter
+        ("# —".encode(), True),  # a dash outside ASCII is not
+        (b"\xff\xfe", True),  # not UTF-8 at all
+    ],
+)
+def test_a_trivial_line_has_no_letter_or_digit(line: bytes, trivial: bool) -> None:
+    assert is_trivial(line) is trivial
+    assert is_trivial(line.decode("utf-8", "surrogateescape")) is trivial
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, _LINES)
+def test_alignment_is_an_increasing_matching_of_equal_lines(
+    old: list[bytes], new: list[bytes]
+) -> None:
+    pairs = alignment(old, new)
+    assert all(old[a] == new[b] for a, b in pairs.items())
+    ordered = sorted(pairs.items())
+    assert all(b1 < b2 for (_, b1), (_, b2) in pairwise(ordered))
+
+
+def test_alignment_keeps_the_common_head_and_tail_in_place() -> None:
+    old = [b"head", b"x", b"y", b"tail"]
+    new = [b"head", b"y", b"z", b"x", b"tail"]
+    pairs = alignment(old, new)
+    assert pairs[0] == 0 and pairs[3] == 4
+
+
+def _python_file(seed: int) -> list[bytes]:
+    """Python-like lines: calls wrapped over many lines, docstrings, comments, backslashes."""
+    rng = random.Random(seed)
+    lines: list[bytes] = []
+    for index in range(120):
+        kind = rng.randrange(7)
+        if kind == 0:
+            span = rng.choice([2, 5, 9, 20, 70])  # some longer than the first window
+            lines.append(b"call_%d(" % index)
+            lines += [b"    arg_%d,  # note" % k for k in range(span)]
+            lines.append(b")")
+        elif kind == 1:
+            lines.append(b'"""Doc')
+            lines += [b"text (with a bracket" for _ in range(rng.choice([1, 7, 12]))]
+            lines.append(b'"""')
+        elif kind == 2:
+            lines += [b"total = 1 + \\", b"    2 + \\", b"    3"]
+        elif kind == 3:
+            lines.append(b"s = 'it''s' \"a\"  # ( not a bracket")
+        elif kind == 4:
+            lines.append(b"broken = (  # never closed" if rng.random() < 0.1 else b"x = [1, 2]")
+        else:
+            lines.append(b"value_%d = compute(%d)" % (index, index))
+    return lines
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_short_window_finds_the_statements_the_full_reach_finds(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = _python_file(seed)
+    fast = statements.statement_keys(lines)
+    monkeypatch.setattr(statements, "_FIRST_WINDOW", statements.LONGEST)
+    assert fast == statements.statement_keys(lines)
+    assert any(last - first >= 8 for first, last, _ in fast)  # the inputs reach past it
+
+
+def test_a_read_started_ahead_gives_its_answer_and_its_error(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write({"a.txt": "one\n"})
+    sha = repo.commit("first")
+    git = Git(repo.path)
+    callers: list[str] = []
+
+    def read(rev: str) -> str:
+        callers.append(threading.current_thread().name)
+        return git.run(["rev-parse", rev]).text.strip()
+
+    with Ahead() as ahead:
+        found = ahead.ask(read, "HEAD")
+        missing = ahead.ask(read, "no-such-ref")
+        assert found.result() == sha
+        with pytest.raises(GitCommandError):
+            missing.result()
+    assert callers and all(name != threading.current_thread().name for name in callers)
