@@ -2,6 +2,10 @@
 # Everything else is what they need: a virtual environment with the project
 # installed in it, rebuilt when pyproject.toml changes.
 
+# bash with pipefail: a recipe piping pip's output through grep still fails when pip does.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -13,7 +17,10 @@ $(STAMP): pyproject.toml
 	@echo "Installing syncdesk and its dependencies into $(VENV) (once; about half a minute)..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@echo "Downloading and installing the dependencies (pip names each one as it goes):"
+	$(BIN)/python -m pip install --no-color -e '.[dev]' 2>&1 \
+		| grep --line-buffered -E '^(Collecting|Downloading|Installing|Successfully|ERROR|error)' \
+		|| { echo "The install failed; for pip's whole output run: $(BIN)/python -m pip install -e '.[dev]'"; false; }
 	touch $(STAMP)
 	@echo "Installed: the syncdesk command is $(BIN)/syncdesk (or run: . $(BIN)/activate)"
 
