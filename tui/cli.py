@@ -106,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("text", "json", "markdown"),
         help="print the demo's full report, its pull request included (with --no-open)",
     )
+    demo.add_argument(
+        "--scale",
+        choices=("small", "large"),
+        default="small",
+        help="small (default) or large: 3,000 files, 89 conflicts, a 400-commit backlog",
+    )
     sandbox = commands.add_parser(
         "sandbox", help="serve the demo's GitHub on 127.0.0.1 until Ctrl-C, for syncdesk elsewhere"
     )
@@ -376,6 +382,8 @@ def _demo(args: argparse.Namespace) -> int:
     from syncdesk.services.sandbox.demo.scenario import demo_scenario
     from syncdesk.services.sandbox.server import Sandbox
 
+    if args.scale == "large":
+        return _large_demo(args)
     facts = _demo_world(args.dir)
     if args.report is None:
         print(facts.repo)  # scripts read the path; a report keeps stdout to itself
@@ -402,6 +410,34 @@ def _demo_world(directory: Path | None) -> DemoFacts:
     facts = build_world(directory, on_build=building)
     _demo_settings(facts.repo)
     return facts
+
+
+def _large_demo(args: argparse.Namespace) -> int:
+    """``demo --scale large``: the large world, its pull request served by a sandbox, as demo."""
+    from syncdesk.services.demo.large.world import build_large_world, reusable
+    from syncdesk.services.sandbox.large import large_scenario
+    from syncdesk.services.sandbox.server import Sandbox
+
+    directory = (args.dir or platformdirs.user_cache_path("syncdesk") / "demo-large").resolve()
+    if reusable(directory) is not None:
+        print(f"Reusing the large demo world in {directory}", file=sys.stderr)
+    building = partial(
+        print, f"Building the large demo world in {directory} ...", file=sys.stderr, flush=True
+    )
+    facts = build_large_world(directory, on_build=building)
+    _demo_settings(facts.repo)
+    if args.report is None:
+        print(facts.repo)
+    options = SyncOptions(repo=facts.repo, head=facts.sync_branch)
+    if args.no_open and args.report is None:
+        return 0
+    with Sandbox(large_scenario(facts)) as sandbox:
+        link = _sandbox_link(sandbox, facts.pr_number)
+        if args.report is not None:
+            sys.stdout.write(_report_output(open_sync(options), args.report, link))
+            if args.no_open:
+                return 0
+        return _run_app(options, github=lambda: link)
 
 
 def _sandbox(args: argparse.Namespace) -> int:
@@ -456,7 +492,7 @@ def _demo_settings(repo: Path) -> None:
         )
 
 
-def _sandbox_link(sandbox: Sandbox) -> GitHubLink:
+def _sandbox_link(sandbox: Sandbox, number: int | None = None) -> GitHubLink:
     from syncdesk.services.github.api import GitHubTarget
     from syncdesk.services.github.link import GitHubLink
     from syncdesk.services.github.token import Token
@@ -466,7 +502,7 @@ def _sandbox_link(sandbox: Sandbox) -> GitHubLink:
     scenario = sandbox.scenario
     target = GitHubTarget(sandbox.base_url, scenario.web_url, scenario.owner, scenario.name)
     token = Token(sandbox_token(scenario), "the demo sandbox")
-    return GitHubLink(target, token, PR_NUMBER, sandbox.codecov_url)
+    return GitHubLink(target, token, number or PR_NUMBER, sandbox.codecov_url)
 
 
 def _open_tui(args: argparse.Namespace) -> int:
