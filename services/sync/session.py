@@ -17,6 +17,7 @@ from syncdesk.services.audit.lost_lines import audit_sync
 from syncdesk.services.conflicts.attribution import attribute
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.errors import MissingRefError, ServiceError, ShallowHistoryError
+from syncdesk.services.git.ahead import Ahead
 from syncdesk.services.git.refs import current_branch
 from syncdesk.services.git.runner import Git
 from syncdesk.services.progress import QUIET, Steps
@@ -152,40 +153,43 @@ def load_report(
     if merge is not None:
         ours = sync_ours(git, refs.head, merge.sha, merge.dev_base, refs.dev)
     anatomy = check_anatomy(refs.head, merge, line, config.slice_size, head_on_dev, ours)
-    steps("Checking whether dev moved on")
-    advanced = dev_advanced(git, dev_base, refs.dev, refs.head)
-    steps("Comparing protected files")
-    protected = protected_files(git, refs.head, dev_base, config.keep_dev)
-    steps("Counting changes")
-    stats = line_stats(git, dev_base, refs.head, merge.sha if merge else None)
-    steps("Reading the conflicts")
-    conflicts = None
-    if merge is not None:
-        conflicts = read_conflicts(git, merge.dev_base, merge.slice_tip, refs.head)
-    elif the_slice.tip is not None:  # not built yet: what the next sync would meet
-        conflicts = read_conflicts(git, dev_base, the_slice.tip, None)
-    attribution = audit = None
-    if detail and conflicts is not None:
-        steps("Blaming the conflict hunks")
-        attribution = attribute(git, conflicts)
-    if detail and merge is not None and ours is not None:
-        steps("Auditing dev's lines in the result")
-        scope = audit_scope(ours)
-        # The real hook's refs are the newest merge's parents: when they are the
-        # ones judged, its findings are computed and accounted for as well.
-        hook = hook_refs(git, refs.head) == (scope.dev, merge.slice_tip)
-        audit = audit_sync(
-            git, merge.dev_base, merge.slice_tip, refs.head, steps,
-            scope=scope, policy=audit_policy(config), conflicts=conflicts, hook=hook,
-        )  # fmt: skip
+    # git does most of the work below in processes of its own: the branch checks
+    # and the blame run on threads while this one reads the conflicts and audits.
+    with Ahead() as ahead:
+        advanced = ahead.ask(dev_advanced, git, dev_base, refs.dev, refs.head)
+        protected = ahead.ask(protected_files, git, refs.head, dev_base, config.keep_dev)
+        stats = ahead.ask(line_stats, git, dev_base, refs.head, merge.sha if merge else None)
+        steps("Reading the conflicts")
+        conflicts = None
+        if merge is not None:
+            conflicts = read_conflicts(git, merge.dev_base, merge.slice_tip, refs.head)
+        elif the_slice.tip is not None:  # not built yet: what the next sync would meet
+            conflicts = read_conflicts(git, dev_base, the_slice.tip, None)
+        blamed = audit = None
+        if detail and conflicts is not None:
+            steps("Blaming the conflict hunks")
+            blamed = ahead.ask(attribute, git, conflicts)
+        if detail and merge is not None and ours is not None:
+            steps("Auditing dev's lines in the result")
+            scope = audit_scope(ours)
+            # The real hook's refs are the newest merge's parents: when they are the
+            # ones judged, its findings are computed and accounted for as well.
+            hook = hook_refs(git, refs.head) == (scope.dev, merge.slice_tip)
+            audit = audit_sync(
+                git, merge.dev_base, merge.slice_tip, refs.head, steps,
+                scope=scope, policy=audit_policy(config), conflicts=conflicts, hook=hook,
+            )  # fmt: skip
+        steps("Checking whether dev moved on and the protected files")
+        attribution = blamed.result() if blamed is not None else None
+        branch = advanced.result(), protected.result(), stats.result()
     return SyncReport(
         repo=session.repo_path,
         refs=refs,
         slice=the_slice,
         anatomy=anatomy,
-        dev_advanced=advanced,
-        protected_files=protected,
-        stats=stats,
+        dev_advanced=branch[0],
+        protected_files=branch[1],
+        stats=branch[2],
         conflicts=conflicts,
         attribution=attribution,
         audit=audit,
