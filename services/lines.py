@@ -8,7 +8,8 @@ sort-like lines (bytes, no endings) are :func:`syncdesk.services.audit.lines.raw
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 
 def split_lines(text: str) -> list[str]:
@@ -56,3 +57,13 @@ def lines_to_bytes(lines: Iterable[str]) -> bytes:
     invalid UTF-8 with the same handler.
     """
     return "".join(lines).encode("utf-8", "surrogateescape")
+
+
+def common_prefix(one: Sequence[Any], other: Sequence[Any]) -> int:
+    """How many leading items ``one`` and ``other`` share (lines, words, characters)."""
+    count = 0
+    for mine, theirs in zip(one, other, strict=False):
+        if mine != theirs:
+            break
+        count += 1
+    return count

@@ -43,6 +43,7 @@ from itertools import pairwise
 from typing import Any
 
 from syncdesk.services.conflicts.linediff import matching_blocks
+from syncdesk.services.lines import common_prefix
 
 Line = Hashable
 _BUDGET = 20_000  # pattern-matching steps per window before giving up on it
@@ -339,7 +340,7 @@ class _Solver:
         text = self.target[gap.t0 : gap.t1]
         if len(holes) > 1:
             return self._scattered(holes, text, gap.t0)
-        prefix = _common_prefix(text, literals[0])
+        prefix = common_prefix(text, literals[0])
         suffix = _common_suffix(text[prefix:], literals[-1])
         start, end = gap.t0 + prefix, gap.t0 + len(text) - suffix
         choice = self._choice(holes[0], text[prefix : len(text) - suffix])
@@ -385,15 +386,6 @@ class _Solver:
             if list(candidate) == region:
                 return index
         return None
-
-
-def _common_prefix(a: Sequence[Line], b: Sequence[Line]) -> int:
-    count = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        count += 1
-    return count
 
 
 def _common_suffix(a: Sequence[Line], b: Sequence[Line]) -> int:
