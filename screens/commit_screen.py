@@ -11,12 +11,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, LoadingIndicator, Static
+from textual.widgets import DataTable, Header, Label, LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
 from syncdesk.services.sync.models import CommitDetails
 from syncdesk.services.sync.session import SyncSession, load_commit
 from syncdesk.tui.text import counted, error_line, literal
+from syncdesk.tui.widgets.key_footer import KeyFooter
 
 
 def header_lines(details: CommitDetails) -> Content:
@@ -69,7 +70,7 @@ class CommitScreen(Screen[None]):
             yield Static(id="commit-message")
             yield Label("Files", id="files-title")
             yield DataTable[Text](id="commit-files", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#commit-body").display = False

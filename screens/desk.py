@@ -42,6 +42,7 @@ class DeskScreen(Screen[None], Generic[Loaded]):
     """A screen over one sync that loads in a worker and runs one action at a time."""
 
     LOADING = "Loading…"  # the loading bar's first line
+    LEGEND = ""  # which symbols the legend (L) explains: see syncdesk.tui.legend
 
     def __init__(self, session: SyncSession) -> None:
         super().__init__()

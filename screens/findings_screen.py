@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Label, Static
+from textual.widgets import DataTable, Header, Label, Static
 
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.desk import DeskScreen
@@ -32,8 +32,10 @@ from syncdesk.services.review.pull_request import (
 from syncdesk.services.review.trace import FindingView
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.session import SyncSession, reopen
+from syncdesk.tui.breakpoints import breakpoints
 from syncdesk.tui.widgets.finding_detail import render_detail
 from syncdesk.tui.widgets.findings_table import FindingsTable
+from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 
 
@@ -51,17 +53,21 @@ class FindingsScreen(DeskScreen[tuple[SyncSession, FindingsData]]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "dispose('fix-on-main')", "Fix on main", id="findings.main"),
-        Binding("h", "dispose('fix-here')", "Fix here", id="findings.here"),
-        Binding("v", "dispose('fix-on-dev')", "Fix on dev", id="findings.dev"),
-        Binding("x", "dispose('closed')", "Closed", id="findings.closed"),
+        Binding("H", "dispose('fix-here')", "Fix here", id="findings.here"),
+        Binding("d", "dispose('fix-on-dev')", "Fix on dev", id="findings.dev"),
+        Binding("X", "dispose('closed')", "Closed", id="findings.closed"),
         Binding("a", "accept", "Accept suggestion", id="findings.accept"),
-        Binding("n", "note", "Note", id="findings.note"),
-        Binding("R", "reply", "Reply", id="findings.reply"),
+        Binding("e", "note", "Note", id="findings.note"),
+        Binding("P", "reply", "Reply", id="findings.reply"),
         Binding("r", "reload", "Reload", id="findings.reload"),
         Binding("escape", "back", "Back", id="findings.back"),
     ]
 
     LOADING = "Reading the pull request…"
+    LEGEND = "findings"
+    # The table needs 98 columns beside a readable detail pane: below 150 the
+    # detail goes under the table (the stylesheet's FindingsScreen.-narrow).
+    HORIZONTAL_BREAKPOINTS = breakpoints(150)
 
     def __init__(self, session: SyncSession, link: Callable[[], GitHubLink]) -> None:
         super().__init__(session)
@@ -84,7 +90,7 @@ class FindingsScreen(DeskScreen[tuple[SyncSession, FindingsData]]):
             yield FindingsTable(id="findings-table")
             with VerticalScroll(id="finding-pane"):
                 yield Static(id="finding-detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.action_reload()
@@ -185,7 +191,7 @@ class FindingsScreen(DeskScreen[tuple[SyncSession, FindingsData]]):
     def _save(self, finding_id: str, decision: Decision) -> None:
         # Saved before the screen shows it: a decision on screen is a decision
         # on disk. One writer thread keeps the saves in the order of the keys
-        # pressed (m then x on one finding ends as x), off the event loop.
+        # pressed (m then X on one finding ends as X), off the event loop.
         data = self.data
         if data is None:
             return

@@ -11,12 +11,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Label, Static
+from textual.widgets import Header, Label, Static
 
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.write.models import PreviewCheck, RepairPlan
 from syncdesk.tui.text import literal
+from syncdesk.tui.widgets.key_footer import KeyFooter
 
 
 def summary_line(plan: RepairPlan) -> str:
@@ -81,6 +82,7 @@ class PreviewScreen(Screen[bool]):
         Binding("w", "write", "Write the repair", id="preview.write"),
         Binding("escape", "cancel", "Cancel", id="preview.cancel"),
     ]
+    LEGEND = "preview"
 
     def __init__(self, plan: RepairPlan) -> None:
         super().__init__()
@@ -105,7 +107,7 @@ class PreviewScreen(Screen[bool]):
                 classes="preview-title",
             )
             yield Static(diff_text(plan.diff_vs_old_repair), id="preview-diff")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#preview-body").focus()

@@ -11,9 +11,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Label, Static
+from textual.widgets import Header, Label, Static
 
 from syncdesk.tui.text import literal
+from syncdesk.tui.widgets.key_footer import KeyFooter
 
 SUGGESTED_STYLE = "bold yellow"
 SUGGESTED_MARK = "  ◀ only suggested"
@@ -25,7 +26,7 @@ def suggested_line(suggested: Sequence[str]) -> str:
     return (
         f"{len(suggested)} disposition(s) are only syncdesk's suggestion, not your decision "
         f"(marked below, the mark is not posted): {names}. On the Findings screen, a accepts a "
-        "suggestion; m, h, v or x decides."
+        "suggestion; m, H, d or X decides."
     )
 
 
@@ -50,14 +51,15 @@ class ReplyPreviewScreen(Screen[bool | None]):
     """Shows the reply exactly as it will be posted.
 
     Dismisses with True (post, and reply in each finding's inline thread),
-    False (post the reply only) or None (cancel). ``t`` toggles the threads.
+    False (post the reply only) or None (cancel). ``T`` toggles the threads.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "post", "Post", id="reply.post"),
-        Binding("t", "toggle_threads", "Also reply in threads", id="reply.threads"),
+        Binding("P", "post", "Post", id="reply.post"),
+        Binding("T", "toggle_threads", "Also reply in threads", id="reply.threads"),
         Binding("escape", "cancel", "Cancel", id="reply.cancel"),
     ]
+    LEGEND = "reply"
 
     threads: reactive[bool] = reactive(False)
 
@@ -78,7 +80,7 @@ class ReplyPreviewScreen(Screen[bool | None]):
             yield Label(literal(suggested_line(self._suggested)), id="reply-suggested")
         with VerticalScroll(id="reply-body"):
             yield Static(marked_reply(self._text, self._suggested), id="reply-text")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.watch_threads(self.threads)
@@ -89,7 +91,7 @@ class ReplyPreviewScreen(Screen[bool | None]):
         if threads and self._thread_count:
             where += f", and a short reply in each of {self._thread_count} inline thread(s)"
         self.query_one("#reply-summary", Label).update(
-            f"The reply, exactly as it will be posted {where}. p posts (after a y)."
+            f"The reply, exactly as it will be posted {where}. P posts (after a y)."
         )
 
     def action_toggle_threads(self) -> None:

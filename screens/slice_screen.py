@@ -8,7 +8,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Footer, Header
+from textual.widgets import DataTable, Header
 
 from syncdesk.screens.branch_writes import written_message
 from syncdesk.screens.commit_screen import CommitScreen
@@ -33,6 +33,7 @@ from syncdesk.services.write.session import (
     undone_message,
     write_confirmed,
 )
+from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.sync_summary import SyncSummary
@@ -50,13 +51,14 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         Binding("s", "status", "Status", id="slice.status"),
         Binding("r", "reload", "Reload", id="slice.reload"),
         Binding("W", "write_repair", "Write repair", id="slice.write"),
-        Binding("U", "undo", "Undo write", id="slice.undo"),
+        Binding("z", "undo", "Undo write", id="slice.undo"),
         Binding("P", "push", "Push", id="slice.push"),
         Binding("enter", "open_commit", "Open commit", id="slice.open", show=False),
         Binding("escape", "cancel", "Cancel loading", id="slice.cancel", show=False),
     ]
 
     LOADING = "Loading the sync…"
+    LEGEND = "slice"
 
     def __init__(self, session: SyncSession) -> None:
         super().__init__(session)
@@ -70,7 +72,7 @@ class SliceScreen(DeskScreen[SliceLoaded]):
             yield SliceTable(id="slice-table")
             with VerticalScroll(id="summary-pane"):
                 yield SyncSummary(id="summary")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.action_reload()

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.desk import DeskScreen
@@ -33,6 +33,7 @@ from syncdesk.services.progress import Steps
 from syncdesk.services.sync.session import SyncSession, reopen
 from syncdesk.services.write.session import plan_signoff_for, write_confirmed
 from syncdesk.tui.text import error_line
+from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.status_view import render_status
 
@@ -50,15 +51,16 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "override", "DCO override request", id="status.override"),
-        Binding("s", "resign", "Re-sign repair", id="status.resign"),
+        Binding("W", "resign", "Re-sign repair", id="status.resign"),
         Binding("t", "trigger", "CI trigger", id="status.trigger"),
-        Binding("l", "label", "Label", id="status.label"),
-        Binding("d", "description", "Description", id="status.description"),
+        Binding("plus", "label", "Label", id="status.label"),
+        Binding("v", "description", "Description", id="status.description"),
         Binding("r", "reload", "Reload", id="status.reload"),
         Binding("escape", "back", "Back", id="status.back"),
     ]
 
     LOADING = "Reading the pull request…"
+    LEGEND = "status"
 
     def __init__(self, session: SyncSession, link: Callable[[], GitHubLink]) -> None:
         super().__init__(session)
@@ -72,7 +74,7 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
         yield LoadingBar(self.LOADING, id="status-loading")
         with VerticalScroll(id="status-body"):
             yield Static(id="status-text")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.action_reload()
@@ -219,11 +221,11 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
         )
 
     def action_description(self) -> None:
-        """Show a description generated from this sync's verified facts (c copies it)."""
+        """Show a description generated from this sync's verified facts (C copies it)."""
         data = self.data
         if data is None:
             return
-        summary = "A description from verified facts only (c copies it; nothing is posted)"
+        summary = "A description from verified facts only (C copies it; nothing is posted)"
         self.app.push_screen(TextPreviewScreen(summary, description(data), action=None))
 
     def action_back(self) -> None:

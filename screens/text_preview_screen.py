@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Label, Static
+from textual.widgets import Header, Label, Static
 
 from syncdesk.tui.text import literal
+from syncdesk.tui.widgets.key_footer import KeyFooter
 
 
 def clipboard_message(headless: bool, environ: Mapping[str, str]) -> str:
@@ -42,14 +43,14 @@ def clipboard_message(headless: bool, environ: Mapping[str, str]) -> str:
 
 
 class TextPreviewScreen(Screen[bool]):
-    """``summary`` above ``text``; ``p`` dismisses True (go on), escape False.
+    """``summary`` above ``text``; ``P`` dismisses True (go on), escape False.
 
-    With ``action`` None the screen only shows the text (and ``c`` copies it).
+    With ``action`` None the screen only shows the text (and ``C`` copies it).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "proceed", "Post", id="preview_text.post"),
-        Binding("c", "copy", "Copy", id="preview_text.copy"),
+        Binding("P", "proceed", "Post", id="preview_text.post"),
+        Binding("C", "copy", "Copy", id="preview_text.copy"),
         Binding("escape", "cancel", "Back", id="preview_text.cancel"),
     ]
 
@@ -64,13 +65,13 @@ class TextPreviewScreen(Screen[bool]):
         yield Label(literal(self._summary), id="text-preview-summary")
         with VerticalScroll(id="text-preview-body"):
             yield Static(literal(self._text.rstrip("\n")), id="text-preview-text")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#text-preview-body").focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Without something to do, there is no "p" (Textual hides a binding whose check is False).
+        # Without something to do, there is no "P" (Textual hides a binding whose check is False).
         return self._action is not None if action == "proceed" else True
 
     def action_proceed(self) -> None:

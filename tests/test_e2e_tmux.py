@@ -151,11 +151,11 @@ def test_demo_findings_and_a_reply_posted_to_the_in_process_sandbox(
     tmux.keys("f")
     screen = tmux.wait_for(lambda s: "#4242" in s and "F10" in s, "the findings")
     assert "repair 6" in screen and "slice 7" in screen  # origins traced on the real repo
-    tmux.keys("x")  # F1 (under the cursor): closed
+    tmux.keys("X")  # F1 (under the cursor): closed
     tmux.wait_for(lambda s: "Closed" in s, "the disposition")
-    tmux.keys("R")
+    tmux.keys("P")
     tmux.wait_for(lambda s: "exactly as it will be posted" in s, "the reply preview")
-    tmux.keys("p")
+    tmux.keys("P")
     tmux.wait_for(lambda s: "Post (y)" in s, "the confirmation")
     tmux.keys("y")
     tmux.wait_for(lambda s: "Posted the reply" in s, "the post's confirmation")

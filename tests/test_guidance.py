@@ -72,7 +72,7 @@ async def test_the_status_screen_marks_the_override_request_and_the_trigger_post
         assert "t posts the CI trigger" in text()
         await pilot.press("o")
         await until_screen(pilot, TextPreviewScreen)
-        await pilot.press("p")
+        await pilot.press("P")
         await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
         await until_toast(pilot, "Posted the DCO override request")
@@ -123,7 +123,7 @@ async def test_the_reply_preview_marks_the_dispositions_that_are_only_suggestion
             ),
             "F8 decided",
         )
-        await pilot.press("R")
+        await pilot.press("P")
         preview = await until_screen(pilot, ReplyPreviewScreen)
         warning = str(preview.query_one("#reply-suggested").render())
         suggested = [fid for fid in ids if fid != "F8"]

@@ -74,27 +74,27 @@ async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
         await pilot.press("m")  # F8: the maintainer overrides the suggestion
         await _decided(pilot, screen, "F8", Disposition.FIX_ON_MAIN)
         await _select(pilot, screen, "F6")
-        await pilot.press("x")
-        # n edits the note of the disposition shown: press it once F6 shows Closed.
+        await pilot.press("X")
+        # e edits the note of the disposition shown: press it once F6 shows Closed.
         await _decided(pilot, screen, "F6", Disposition.CLOSED)
-        await pilot.press("n")
+        await pilot.press("e")
         await until_screen(pilot, NoteScreen)
         await pilot.press(*"moved upstream")
         await pilot.press("ctrl+s")
         await _decided(pilot, screen, "F6", Disposition.CLOSED, "moved upstream")
-        await pilot.press("R")
+        await pilot.press("P")
         preview = await until_screen(pilot, ReplyPreviewScreen)
         text = str(preview.query_one("#reply-text").render())
         assert "| F8" in text and "moved upstream" in text
-        await pilot.press("p")
+        await pilot.press("P")
         await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
         await until_toast(pilot, "Posted the reply")
         await until_screen(pilot, FindingsScreen)
         # A second press finds the first post: nothing is sent again.
-        await pilot.press("R")
+        await pilot.press("P")
         await until_screen(pilot, ReplyPreviewScreen)
-        await pilot.press("p")
+        await pilot.press("P")
         await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
         again = await until_toast(pilot, "nothing was sent again")
@@ -119,7 +119,7 @@ async def test_decisions_survive_a_restart(pr_world: DemoFacts, pr_sandbox: Sand
     async with pr_app(world, sandbox).run_test(size=SIZE, notifications=True) as pilot:
         screen = await _findings(pilot)
         await _select(pilot, screen, "F7")
-        await pilot.press("h")
+        await pilot.press("H")
         await _decided(pilot, screen, "F7", Disposition.FIX_HERE)  # shown once saved
     async with pr_app(world, sandbox).run_test(size=SIZE, notifications=True) as pilot:
         screen = await _findings(pilot)
@@ -131,16 +131,16 @@ async def test_decisions_survive_a_restart(pr_world: DemoFacts, pr_sandbox: Sand
 async def test_a_note_written_right_after_a_key_goes_with_that_key(
     pr_world: DemoFacts, pr_sandbox: Sandbox
 ) -> None:
-    # Another syncdesk holds the findings file's lock, so "x" is still waiting to be
-    # saved when "n" is pressed: the note must go with "x", not with what the
-    # screen showed before the saver reported "x" saved.
+    # Another syncdesk holds the findings file's lock, so "X" is still waiting to be
+    # saved when "e" is pressed: the note must go with "X", not with what the
+    # screen showed before the saver reported "X" saved.
     path = book_path(Git(pr_world.repo), "lumen-ai/lumen", 4242)
     async with pr_app(pr_world, pr_sandbox).run_test(size=SIZE) as pilot:
         screen = await _findings(pilot)
         await _select(pilot, screen, "F6")
         make_directory(path.parent)
         with locked(path.with_name(path.name + ".lock")):
-            await pilot.press("x", "n")
+            await pilot.press("X", "e")
             await until_screen(pilot, NoteScreen)
             await pilot.press(*"gone", "ctrl+s")
             await until_screen(pilot, FindingsScreen)

@@ -42,7 +42,7 @@ async def test_status_shows_dco_coverage_checks_and_the_description_check(
         for sha in notes["body_missing_shas"]:
             assert str(sha)[:7] in text  # the description's missing SHAs are named
         assert "GitHub rate limit" in text
-        await pilot.press("d")
+        await pilot.press("v")
         preview = await until_screen(pilot, TextPreviewScreen)
         generated = str(preview.query_one("#text-preview-text").render())
         assert all(sha[:7] in generated for sha in world.slice)
@@ -63,7 +63,7 @@ async def test_the_override_request_and_the_ci_trigger_are_each_posted_once(
             await pilot.press("o")
             preview = await until_screen(pilot, TextPreviewScreen)
             previewed.append(preview._text)
-            await pilot.press("p")
+            await pilot.press("P")
             await until_screen(pilot, ConfirmScreen)
             await pilot.press("y")
             said.append(await until_toast(pilot, outcome))

@@ -243,7 +243,7 @@ async def test_the_next_sync_is_offered_what_the_last_one_learned(tmp_path: Path
         assert screen.data.suggestions.get(hunk.key)
         badge = screen.query_one(ConflictList).get_cell(FILE, "badges")
         assert "↺" in badge.plain
-        await pilot.press("s")
+        await pilot.press("S")
         await until(
             pilot, lambda: _hunk_action(screen, FILE, 0) is not None, "the suggestion taken"
         )

@@ -128,7 +128,7 @@ async def test_an_approved_resolution_becomes_the_new_repair(tmp_path: Path) -> 
         assert "Signed-off-by:" in message
 
         # Undo, also behind a confirmation, puts the old repair back.
-        await pilot.press("U")
+        await pilot.press("z")
         await until_screen(pilot, ConfirmScreen)
         await pilot.press("y")
         await until_toast(pilot, "Undone")
@@ -159,7 +159,7 @@ async def test_nothing_approved_means_nothing_to_write(tmp_path: Path) -> None:
         await pilot.press("W")
         await until_toast(pilot, "nothing to write")
         await until_loaded(pilot, SliceScreen)  # no preview: still on the Slice screen
-        await pilot.press("U")
+        await pilot.press("z")
         await until_toast(pilot, "nothing to undo")
         await until_loaded(pilot, SliceScreen)  # no question: still on the Slice screen
     assert _head(facts) == facts.repair

@@ -15,9 +15,12 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from syncdesk.screens.help_screen import HelpScreen
+from syncdesk.screens.legend_screen import LegendScreen
 from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.services.github.link import GitHubLink, github_link_for
 from syncdesk.services.sync.session import SyncSession
+from syncdesk.tui.breakpoints import BREAKPOINTS
+from syncdesk.tui.legend import Symbol, symbols_of
 
 
 class SyncDeskApp(App[None]):
@@ -26,8 +29,11 @@ class SyncDeskApp(App[None]):
     CSS_PATH = str(Path(__file__).parent.parent / "assets" / "syncdesk.tcss")
     TITLE = "syncdesk"
     ENABLE_COMMAND_PALETTE = True
+    # Every screen carries -narrow or -wide (the stylesheet stacks or folds panes by it).
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("L", "legend", "Legend", id="app.legend"),
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
@@ -55,6 +61,16 @@ class SyncDeskApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
+    def action_legend(self) -> None:
+        """Show what the current screen's symbols mean (L again closes it)."""
+        symbols = legend_of(self.screen)
+        if symbols:
+            self.push_screen(LegendScreen(symbols))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A screen without symbols has no legend: no L in its footer, and L does nothing.
+        return bool(legend_of(self.screen)) if action == "legend" else True
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette lists Textual's own commands, then every binding of the current screen.
 
@@ -63,6 +79,8 @@ class SyncDeskApp(App[None]):
         """
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Show every key binding (?)", self.action_help)
+        if legend_of(screen):
+            yield SystemCommand("Legend", "What this screen's symbols mean (L)", self.action_legend)
         for binding in screen_bindings(screen):
             yield SystemCommand(
                 binding.description,
@@ -96,6 +114,11 @@ def screen_bindings(screen: Screen[Any]) -> list[Binding]:
             if isinstance(binding, Binding) and binding.description:
                 found.setdefault(binding.action, binding)
     return list(found.values())
+
+
+def legend_of(screen: Screen[Any]) -> tuple[Symbol, ...]:
+    """The symbols ``screen`` shows (its class names them with ``LEGEND``)."""
+    return symbols_of(getattr(screen, "LEGEND", ""))
 
 
 def _crash_log_path() -> Path:

@@ -60,7 +60,11 @@ class SaveFailed(Message):
         self.line = line
 
 
-class WorkspaceCore(DeskScreen[WorkspaceData]):
+# What a load reads: the sync opened again (its refs resolved anew) and its conflicts.
+WorkspaceLoaded = tuple[SyncSession, WorkspaceData]
+
+
+class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
     """The workspace's state and view; the keys are bound in the subclass."""
 
     def __init__(self, session: SyncSession) -> None:
@@ -114,6 +118,7 @@ class WorkspaceCore(DeskScreen[WorkspaceData]):
         self._redraw()
         view = self.query_one(ThreeWayView)
         if conflict.whole_file_only:
+            view.text_offset = 0  # a whole file starts at its left edge, whatever came before
             view.call_after_refresh(view.scroll_to, x=0, y=0, animate=False)
         else:
             view.scroll_to_hunk(self.state.cursor.hunk)

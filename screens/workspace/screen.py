@@ -2,8 +2,8 @@
 
 The screen binds the keys, lays out the panes and loads the conflicts. What it
 holds and draws is :class:`~syncdesk.screens.workspace.core.WorkspaceCore`; its actions
-come in groups, one mixin each: decisions, hand edits, accident restores and
-attribution.
+come in groups, one mixin each: decisions, hand edits, accident restores,
+attribution, and the room the panes get.
 """
 
 from __future__ import annotations
@@ -14,17 +14,23 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
+from textual.worker import Worker
 
+from syncdesk.screens.desk import LOAD
 from syncdesk.screens.workspace.attribution import AttributionActions
+from syncdesk.screens.workspace.core import WorkspaceLoaded
 from syncdesk.screens.workspace.decisions import DecisionActions
 from syncdesk.screens.workspace.edits import EditActions
+from syncdesk.screens.workspace.panes import PaneActions
 from syncdesk.screens.workspace.restores import RestoreActions
 from syncdesk.services.progress import Steps
 from syncdesk.services.report.audit import judged_line
 from syncdesk.services.sync.policies import policy_for
-from syncdesk.services.workspace.load import WorkspaceData, load_workspace
+from syncdesk.services.sync.session import SyncSession, reopen
+from syncdesk.services.workspace.load import load_workspace
 from syncdesk.tui.widgets.conflict_list import ConflictList
+from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.threeway import ThreeWayView
 
@@ -35,7 +41,9 @@ from syncdesk.tui.widgets.threeway import ThreeWayView
 # so self.BINDINGS (the palette below) lists every key. Each mixin subclasses
 # WorkspaceCore, whose attributes and helpers they share; @work methods in
 # them run as this screen's workers (the handler below sees their errors).
-class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionActions):
+class WorkspaceScreen(
+    DecisionActions, EditActions, RestoreActions, AttributionActions, PaneActions
+):
     """File list on the left; dev | result | main on the right; one key per decision."""
 
     LOADING = "Reading the conflicts…"
@@ -43,12 +51,14 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
         Binding("n", "next_hunk", "Next hunk", id="ws.next"),
         Binding("p", "previous_hunk", "Prev hunk", id="ws.prev"),
         Binding("N", "next_file", "Next unresolved", id="ws.next_file"),
+        Binding("F", "files", "Files", id="ws.files"),
+        Binding("Z", "zoom", "Zoom", id="ws.zoom"),
         Binding("d", "take('dev')", "Take dev", id="ws.dev"),
         Binding("m", "take('main')", "Take main", id="ws.main"),
         Binding("u", "take('union')", "Union dev+main", id="ws.union"),
         Binding("U", "take('union-main-first')", "Union main+dev", id="ws.union_main", show=False),
         Binding("b", "take('base')", "Take base", id="ws.base", show=False),
-        Binding("s", "suggestion", "Take suggestion", id="ws.suggestion", show=False),
+        Binding("S", "suggestion", "Take suggestion", id="ws.suggestion", show=False),
         Binding("e", "edit", "Edit", id="ws.edit"),
         Binding("E", "edit_external", "Edit in $EDITOR", id="ws.editor", show=False),
         Binding("D", "whole('dev')", "File: dev", id="ws.file_dev", show=False),
@@ -60,8 +70,17 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
         Binding("v", "toggle_base", "Show base", id="ws.show_base", show=False),
         Binding("x", "next_accident", "Next accident", id="ws.next_accident", show=False),
         Binding("R", "restore", "Restore dev lines", id="ws.restore", show=False),
+        Binding("r", "reload", "Reload", id="ws.reload", show=False),
         Binding("escape", "back", "Back", id="ws.back"),
     ]
+    LEGEND = "workspace"
+    # What still works while a reload reads: the state on screen is about to be
+    # replaced, so a key that decides or moves the cursor would be lost from view.
+    WHILE_READING = frozenset({"back", "reload", "toggle_base", "files", "zoom"})
+
+    def __init__(self, session: SyncSession) -> None:
+        super().__init__(session)
+        self._reading = False
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
@@ -72,10 +91,11 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
                 yield Static(id="ws-hunk-info")
                 yield Static(id="ws-pane-titles")
                 yield ThreeWayView(id="ws-view")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#ws-body").display = False
+        self.fit_to_width()
         self.action_reload()
 
     def on_unmount(self) -> None:
@@ -83,11 +103,34 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
 
     # -- loading ----------------------------------------------------------------------
 
-    def load(self, steps: Steps) -> WorkspaceData:
-        return load_workspace(self.session, steps)
+    def action_reload(self) -> None:
+        """Read the conflicts and the saved decisions again (every decision is kept)."""
+        self._reading = True
+        self.refresh_bindings()
+        super().action_reload()
 
-    def loaded(self, data: WorkspaceData) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # None: the key stays in the footer, dimmed, and does nothing until the read ends.
+        return None if self._reading and action not in self.WHILE_READING else True
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # Textual calls DeskScreen's handler for the same message right after this
+        # one (handlers run along the MRO), which shows the result: no key comes between.
+        if event.worker.group == LOAD and event.worker.is_finished:
+            self._reading = False
+            self.refresh_bindings()
+
+    def load(self, steps: Steps) -> WorkspaceLoaded:
+        # Every decision made so far reaches the disk before the state is read
+        # back; the refs are resolved anew (a write or a rebuild elsewhere moved them).
+        self.persister.flush()
+        session = reopen(self.session)
+        return session, load_workspace(session, steps)
+
+    def loaded(self, result: WorkspaceLoaded) -> None:
+        self.session, data = result
         self.data, self.state, self.texts = data, data.loaded.state, dict(data.texts)
+        self._attributions.clear()  # blamed at the head read before
         self._dev_files.update(data.dev_files)
         config = self.session.config
         self.policies = {f.path: policy_for(f.path, config) for f in data.conflicts.files}
@@ -99,6 +142,9 @@ class WorkspaceScreen(DecisionActions, EditActions, RestoreActions, AttributionA
             # dev was merged into the sync branch: say what the accidents are judged on.
             self.notify(f"Audit: {judged_line(audit)}.", markup=False, timeout=10)
         if not data.conflicts.files:
+            self.query_one(ConflictList).show((), {}, {})  # a reload may have emptied it
+            self.query_one(ThreeWayView).display = False
+            self.query_one("#ws-pane-titles").display = False
             self.query_one("#ws-hunk-info", Static).update(
                 Content("No conflicts: the merge of the dev base and the slice tip is clean.")
             )

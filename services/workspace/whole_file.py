@@ -3,9 +3,10 @@
 git reports such a conflict without markers, so it has no hunks, and the view
 had nothing to draw: three empty panes, main's version invisible until the
 maintainer had already chosen. Here the whole file is one display-only hunk:
-each side's file as it is (nothing where that side deleted it), and the result
-as it stands now (the maintainer's whole-file choice, else the policy's side,
-else the head's file). Nothing here is saved or written: the hunk exists only
+each side's file as it is (nothing where that side deleted it: see
+:func:`absent_sides`), the base's, and the result as it stands now (the
+maintainer's whole-file choice, else the policy's side, else the head's
+file). Nothing here is saved or written: the hunk exists only
 to be drawn, so its key is empty and no decision can name it.
 """
 
@@ -23,7 +24,17 @@ def shown_blobs(conflict: ConflictFile) -> set[str]:
     """The blobs :func:`whole_file_view` needs read for ``conflict`` (none if it shows nothing)."""
     if not _drawable(conflict):
         return set()
-    return {b for b in (conflict.dev_blob, conflict.main_blob, conflict.head_blob) if b}
+    sides = (conflict.dev_blob, conflict.main_blob, conflict.head_blob, conflict.base_blob)
+    return {blob for blob in sides if blob}
+
+
+def absent_sides(conflict: ConflictFile) -> tuple[str, ...]:
+    """The sides (``dev``, ``base``, ``main``) with no version of the file.
+
+    The side that deleted a modify/delete file; add/add's base, which never had one.
+    """
+    sides = (("dev", conflict.dev_blob), ("base", conflict.base_blob), ("main", conflict.main_blob))
+    return tuple(side for side, blob in sides if blob is None)
 
 
 def whole_file_view(
@@ -43,13 +54,14 @@ def whole_file_view(
     result = _result(conflict, decisions, texts, policy)
     if dev is None or main is None or result is None:
         return None
+    base = _lines(conflict.base_blob, texts) or ()  # shown on demand: not read, not shown
     hunk = Hunk(
         index=0,
         dev=dev,
-        base=(),
+        base=base,
         main=main,
         dev_start=1,
-        base_start=0,
+        base_start=1 if base else 0,
         main_start=1,
         conflict=(),
         key="",  # drawn only: never a decision's key

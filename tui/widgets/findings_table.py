@@ -5,14 +5,27 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from syncdesk.services.review.pull_request import FindingsData
 from syncdesk.services.review.reply import label
 from syncdesk.services.sanitize import one_line
+from syncdesk.tui.widgets.columns import Column, fit_columns
 
 SEVERITY_STYLES = {"CRITICAL": "bold red", "IMPORTANT": "yellow", "HIGH": "bold red"}
+
+# The title takes whatever width is left; on a narrow table the severity goes
+# (the detail pane's first line says it), never where the cited lines come from.
+COLUMNS = (
+    Column("Id", "id", 5),
+    Column("Severity", "severity", 9, drop=1),
+    Column("Title", "title", 0),
+    Column("Origin", "origin", 16),
+    Column("Disposition", "disposition", 26),
+)
+MIN_TITLE = 20
 
 
 class FindingsTable(DataTable[Text]):
@@ -25,18 +38,32 @@ class FindingsTable(DataTable[Text]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self._findings: FindingsData | None = None  # DataTable's own _data holds its cells
+        self._columns: list[tuple[Column, int]] = []
 
-    def on_mount(self) -> None:
-        self.add_column("Id", key="id", width=5)
-        self.add_column("Severity", key="severity", width=9)
-        self.add_column("Title", key="title", width=30)
-        self.add_column("Origin", key="origin", width=16)
-        self.add_column("Disposition", key="disposition", width=26)
+    def on_resize(self, event: events.Resize) -> None:
+        if self._fitted_columns() != self._columns:
+            self._rebuild()
+
+    def _fitted_columns(self) -> list[tuple[Column, int]]:
+        # Keep room for the vertical scrollbar, so the last column is never cut off.
+        width = self.size.width - self.styles.scrollbar_size_vertical
+        return fit_columns(COLUMNS, width, MIN_TITLE)
 
     def show(self, data: FindingsData) -> None:
         """Replace the rows, keeping the cursor on the same finding."""
+        self._findings = data
+        self._rebuild()
+
+    def _rebuild(self) -> None:
         current = self.selected_id
-        self.clear()
+        self.clear(columns=True)
+        self._columns = self._fitted_columns()
+        for column, width in self._columns:
+            self.add_column(column.label, key=column.key, width=width)
+        data = self._findings
+        if data is None:
+            return
         for view in data.views:
             finding = view.finding
             decided = data.decision(finding.id)
@@ -44,14 +71,18 @@ class FindingsTable(DataTable[Text]):
                 disposition = Text(label(decided.disposition), "bold")
             else:
                 disposition = Text(f"({label(view.suggested)})", "dim italic")
-            self.add_row(
-                Text(one_line(finding.id)),
-                Text(one_line(finding.severity), SEVERITY_STYLES.get(finding.severity, "")),
-                Text(one_line(finding.title or finding.body[:80])),
-                Text(view.summary or "no cited lines"),
-                disposition,
-                key=finding.id,
-            )
+            cells = {
+                "id": Text(one_line(finding.id)),
+                "severity": Text(
+                    one_line(finding.severity), SEVERITY_STYLES.get(finding.severity, "")
+                ),
+                "title": Text(one_line(finding.title or finding.body[:80])),
+                "origin": Text(view.summary or "no cited lines"),
+                "disposition": disposition,
+            }
+            for column, width in self._columns:
+                cells[column.key].truncate(width, overflow="ellipsis")
+            self.add_row(*(cells[column.key] for column, _ in self._columns), key=finding.id)
         if current is not None and current in {v.finding.id for v in data.views}:
             self.move_cursor(row=self.get_row_index(current))
 

@@ -12,6 +12,7 @@ from syncdesk.services.decisions.models import Action, SyncState
 from syncdesk.services.workspace.accidents import hunk_index_of
 from syncdesk.services.workspace.layout import file_status, whole_file_action
 from syncdesk.services.workspace.load import WorkspaceData
+from syncdesk.services.workspace.whole_file import absent_sides
 
 ACTION_LABELS = {
     Action.DEV: "dev",
@@ -53,7 +54,7 @@ def hunk_info(
         parts.extend(_accident_line(conflict, index, accidents))
     for suggestion in data.suggestions.get(hunk.key, [])[:1]:
         parts.append(("\n↺ ", "bold $accent"))
-        parts.append(f"suggested: {suggestion.describe()} (press s to take it)")
+        parts.append(f"suggested: {suggestion.describe()} (press S to take it)")
     return Content.assemble(*parts)
 
 
@@ -85,7 +86,7 @@ def _whole_file_lines(conflict: ConflictFile, data: WorkspaceData) -> list[Part]
     learned = data.file_suggestions.get(conflict.file_key)
     if learned is not None:
         parts.append(("\n↺ ", "bold $accent"))
-        parts.append(f"suggested: {learned.describe()} (press s to take it)")
+        parts.append(f"suggested: {learned.describe()} (press S to take it)")
     if conflict.type == "submodule":
         parts.append("\nA submodule: ")
         for side, commit in (("dev", conflict.dev_blob), ("main", conflict.main_blob)):
@@ -100,8 +101,22 @@ def _whole_file_lines(conflict: ConflictFile, data: WorkspaceData) -> list[Part]
         else:
             parts.append("no hunks: each side's whole file is shown below")
         parts.append("): D takes dev's file, M takes main's.")
+    parts.extend(_deleted_line(conflict))
     for message in conflict.messages:
         parts.append(f"\n{message}")
+    return parts
+
+
+def _deleted_line(conflict: ConflictFile) -> list[Part]:
+    """Which side deleted the file and which changed it, and what the panes show of that."""
+    absent = absent_sides(conflict)
+    gone = [side for side in absent if side != "base"]
+    if conflict.type == "submodule" or len(gone) != 1 or "base" in absent:
+        return []
+    kept = "main" if gone[0] == "dev" else "dev"
+    parts: list[Part] = ["\n", (f"{gone[0]} deleted this file", "bold"), f", {kept} changed it"]
+    if not conflict.binary and conflict.decodable:
+        parts.append(f": {kept}'s version is in its pane, {gone[0]}'s pane is empty")
     return parts
 
 

@@ -11,19 +11,22 @@ from textual.widgets import DataTable
 
 from syncdesk.services.sync.models import Slice, SliceCommit
 from syncdesk.tui.text import literal
+from syncdesk.tui.widgets.columns import Column, fit_columns
 
 SIGNOFF_STYLES = {"✓": "green", "≠": "yellow", "✗": "bold red"}
 
-# (label, key, width); the subject takes whatever width is left.
+# The subject takes whatever width is left. On a narrow table the date goes
+# first, then the author (the commit view shows both); the sign-off and
+# signature columns, what a maintainer scans the slice for, always stay.
 COLUMNS = (
-    ("#", "index", 3),
-    ("SHA", "sha", 8),
-    ("Subject", "subject", 0),
-    ("Author", "author", 16),
-    ("Date", "date", 10),
-    ("PR", "pr", 6),
-    ("DCO", "dco", 3),
-    ("Signed", "signed", 6),
+    Column("#", "index", 3),
+    Column("SHA", "sha", 8),
+    Column("Subject", "subject", 0),
+    Column("Author", "author", 16, drop=2),
+    Column("Date", "date", 10, drop=1),
+    Column("PR", "pr", 6),
+    Column("DCO", "dco", 3),
+    Column("Signed", "signed", 6),
 )
 MIN_SUBJECT = 24
 
@@ -40,7 +43,7 @@ class SliceTable(DataTable[Text]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._slice: Slice | None = None
-        self._subject_width = 0
+        self._columns: list[tuple[Column, int]] = []
 
     def show(self, the_slice: Slice) -> None:
         """Replace the rows with ``the_slice``'s commits."""
@@ -48,45 +51,45 @@ class SliceTable(DataTable[Text]):
         self._rebuild()
 
     def on_resize(self, event: events.Resize) -> None:
-        if self._fitted_subject_width() != self._subject_width:
+        if self._fitted_columns() != self._columns:
             self._rebuild()
 
-    def _fitted_subject_width(self) -> int:
-        # Every column has one cell of padding on each side; keep room for the
-        # vertical scrollbar so the last column is never cut off.
-        fixed = sum(width for _, _, width in COLUMNS) + 2 * len(COLUMNS)
-        available = self.size.width - fixed - self.styles.scrollbar_size_vertical
-        return max(MIN_SUBJECT, available)
+    def _fitted_columns(self) -> list[tuple[Column, int]]:
+        # Keep room for the vertical scrollbar, so the last column is never cut off.
+        width = self.size.width - self.styles.scrollbar_size_vertical
+        return fit_columns(COLUMNS, width, MIN_SUBJECT)
 
     def _rebuild(self) -> None:
         row = self.cursor_row
         self.clear(columns=True)
-        self._subject_width = self._fitted_subject_width()
-        for label, key, width in COLUMNS:
-            self.add_column(label, key=key, width=width or self._subject_width)
+        self._columns = self._fitted_columns()
+        for column, width in self._columns:
+            self.add_column(column.label, key=column.key, width=width)
         if self._slice is not None:
             for commit in self._slice.commits:
                 self.add_row(*self._cells(commit), key=commit.sha)
             self.move_cursor(row=min(row, max(0, self.row_count - 1)))
 
     def _cells(self, commit: SliceCommit) -> list[Text]:
+        """The row's cells, one for each column shown."""
         mark = commit.signoff_mark
         subject = literal(commit.subject)
         if commit.is_merge:
             subject = Text.assemble(("merge ", "bold yellow"), subject)
-        subject.truncate(self._subject_width, overflow="ellipsis")
         author = literal(commit.author_name)
-        author.truncate(COLUMNS[3][2], overflow="ellipsis")
-        return [
-            Text(str(commit.index), justify="right"),
-            Text(commit.short_sha, style="bold"),
-            subject,
-            author,
-            Text(commit.date[:10]),
-            Text(f"#{commit.pr}" if commit.pr else "", justify="right"),
-            Text(mark, style=SIGNOFF_STYLES[mark], justify="center"),
-            Text("✓" if commit.signed else "", justify="center"),
-        ]
+        cells = {
+            "index": Text(str(commit.index), justify="right"),
+            "sha": Text(commit.short_sha, style="bold"),
+            "subject": subject,
+            "author": author,
+            "date": Text(commit.date[:10]),
+            "pr": Text(f"#{commit.pr}" if commit.pr else "", justify="right"),
+            "dco": Text(mark, style=SIGNOFF_STYLES[mark], justify="center"),
+            "signed": Text("✓" if commit.signed else "", justify="center"),
+        }
+        for column, width in self._columns:
+            cells[column.key].truncate(width, overflow="ellipsis")
+        return [cells[column.key] for column, _ in self._columns]
 
     @property
     def selected_sha(self) -> str | None:

@@ -67,7 +67,7 @@ def _dco(text: Text, data: StatusData, hints: bool) -> None:
     for failure in dco.failures:
         kind = "imported" if failure.imported else "ours: re-sign the repair"
         if hints and not failure.imported:
-            kind += " (s)"
+            kind += " (W)"
         text.append(f"  {failure.sha[:10]} ", "bold")
         text.append(f"{one_line(failure.subject)[:60]} — {one_line(failure.reason)}")
         text.append(f"  [{kind}]\n", "dim" if failure.imported else WAIT)
@@ -152,7 +152,7 @@ def _checks(text: Text, data: StatusData, hints: bool) -> None:
     _posted_line(text, "The CI trigger", data.trigger_posted)
     if hints:
         trigger = "" if data.trigger_posted else "t posts the CI trigger for this head; "
-        text.append(f"{trigger}l adds or removes a label\n", "dim")
+        text.append(f"{trigger}+ adds or removes a label\n", "dim")
 
 
 def _body(text: Text, data: StatusData, hints: bool) -> None:
@@ -160,7 +160,7 @@ def _body(text: Text, data: StatusData, hints: bool) -> None:
     for good, line in check_lines(data.body):
         text.append(f"{'✓' if good else '✗'} {one_line(line)}\n", GOOD if good else BAD)
     if hints:
-        text.append("d shows a description generated from the verified facts\n", "dim")
+        text.append("v shows a description generated from the verified facts\n", "dim")
     if data.rate is not None:
         rate = data.rate
         text.append(f"\nGitHub rate limit: {rate.remaining}/{rate.limit}", "dim")

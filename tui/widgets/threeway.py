@@ -5,12 +5,16 @@ each row of the view is one aligned row of the three files (a common line,
 or one line of a hunk padded to the height of its tallest side). Only the
 visible rows are rendered, and highlighted lines are cached, so a 25,000-line
 file opens and scrolls as fast as a small one.
+
+Within a hunk, the words a line changed are marked against its version on the
+other side, which need not be on the same row (the pairing and the word diff
+are :mod:`syncdesk.services.conflicts.worddiff`'s, worked out per hunk when it
+is first drawn); moving to a hunk shifts the text sideways to its first change.
 """
 
 from __future__ import annotations
 
 import bisect
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,8 +33,16 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from syncdesk.services.conflicts.models import Common, ConflictFile, Hunk
+from syncdesk.services.conflicts.worddiff import (
+    Columns,
+    Pairing,
+    changed_words,
+    first_change,
+    pair_lines,
+)
 from syncdesk.services.sanitize import visible
 from syncdesk.services.workspace.layout import commons
+from syncdesk.services.workspace.whole_file import absent_sides
 
 GUTTER = 6  # "12345 "
 SEPARATOR = "│"
@@ -56,6 +68,10 @@ class Row:
     main: Cell
     base: Cell
     hunk: int | None = None
+
+    def cell(self, side: str) -> Cell:
+        """The cell of pane ``side``: dev, base, result or main."""
+        return {"dev": self.dev, "base": self.base, "result": self.result, "main": self.main}[side]
 
 
 def display_text(line: str) -> str:
@@ -114,6 +130,7 @@ class Alignment(Sequence[Row]):
                 row, result_no = row + height, result_no + len(lines)
         self._firsts = [block.first_row for block in self.blocks]
         self._length = row
+        self._comparisons: dict[int, Comparison] = {}
 
     def __len__(self) -> int:
         return self._length
@@ -144,6 +161,62 @@ class Alignment(Sequence[Row]):
             segment.index,
         )
 
+    def counterpart(self, hunk: int, offset: int, pane: str) -> str | None:
+        """The line that ``pane``'s line ``offset`` of hunk ``hunk`` is compared with.
+
+        Dev's line is compared with main's version of it, main's and the
+        result's with dev's: the version :func:`pair_lines` finds, wherever it
+        sits in the hunk. None for a line with no differing version there.
+        """
+        compared = self._compared(hunk, pane)
+        if compared is None:
+            return None
+        _, others, pairing = compared
+        found = pairing.counterparts.get(offset)
+        return None if found is None else others[found]
+
+    def first_change(self, hunk: int, rows: int) -> Columns | None:
+        """The leftmost change on the first ``rows`` rows of hunk ``hunk``, in screen columns."""
+        found: Columns | None = None
+        for pane in ("dev", "main", "result"):
+            compared = self._compared(hunk, pane)
+            if compared is None:
+                continue
+            lines, others, pairing = compared
+            change = first_change(lines, others, pairing, rows, shown=display_text)
+            if change is not None and (found is None or change[0] < found[0]):
+                found = change
+        return found
+
+    def _compared(
+        self, hunk: int, pane: str
+    ) -> tuple[tuple[str, ...], tuple[str, ...], Pairing] | None:
+        """``pane``'s lines in the hunk, the lines they are compared with, and how they pair."""
+        if pane not in ("dev", "main", "result") or not 0 <= hunk < len(self.hunk_starts):
+            return None
+        block = self.blocks[bisect.bisect_right(self._firsts, self.hunk_starts[hunk]) - 1]
+        segment = block.segment
+        assert isinstance(segment, Hunk)
+        compared = self._comparisons.get(hunk)
+        if compared is None:  # worked out when the hunk is first drawn, then kept
+            dev, main = pair_lines(segment.dev, segment.main)
+            result, _ = pair_lines(block.result, segment.dev)
+            compared = self._comparisons[hunk] = Comparison(dev, main, result)
+        if pane == "dev":
+            return segment.dev, segment.main, compared.dev
+        if pane == "main":
+            return segment.main, segment.dev, compared.main
+        return block.result, segment.dev, compared.result
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """How one hunk's lines pair: dev's with main's, main's and the result's with dev's."""
+
+    dev: Pairing
+    main: Pairing
+    result: Pairing
+
 
 def _cell(lines: tuple[str, ...], start: int, offset: int) -> Cell:
     return Cell(lines[offset], start + offset) if offset < len(lines) else FILLER
@@ -155,26 +228,45 @@ def _foreground(style: Style | str) -> Style:
     return Style(color=parsed.color, bold=parsed.bold, italic=parsed.italic)
 
 
-def _counterpart(row: Row, position: int, show_base: bool) -> Cell | None:
-    """The line a pane's line is compared with: dev with main, main and result with dev."""
-    panes = ("dev", "base", "result", "main") if show_base else ("dev", "result", "main")
-    name = panes[position]
-    if name == "dev":
-        return row.main
-    if name in ("main", "result"):
-        return row.dev
-    return None
-
-
 @lru_cache(maxsize=8192)
-def changed_spans(text: str, other: str) -> tuple[tuple[int, int], ...]:
-    """The character ranges of ``text`` that ``other`` does not share (intraline changes)."""
-    if text == other:
-        return ()
-    matcher = difflib.SequenceMatcher(None, text, other, autojunk=False)
-    return tuple(
-        (i1, i2) for tag, i1, i2, _, _ in matcher.get_opcodes() if tag in ("replace", "delete")
-    )
+def changed_spans(text: str, other: str) -> tuple[Columns, ...]:
+    """The character ranges of ``text`` holding words ``other`` does not have (cached)."""
+    return changed_words(text, other)
+
+
+PANE_NAMES = {
+    "dev": "dev (parent 1)",
+    "base": "base",
+    "result": "result",
+    "main": "main (slice tip)",
+}
+
+
+def pane_title(side: str, absent: Sequence[str]) -> str:
+    """A pane's name, and whether its side has no file: it deleted it, or (base) both added it."""
+    name = PANE_NAMES[side]
+    if side not in absent:
+        return name
+    if side == "base":
+        return f"{name} · none: both added"
+    return f"{name} · no file" if "base" in absent else f"{name} · deleted"
+
+
+SHIFT_STEP = 8  # a sideways shift to a change is a multiple of this, so ← steps back to 0
+
+
+def offset_showing(change: Columns | None, width: int) -> int:
+    """The text offset that shows ``change`` in panes ``width`` columns wide.
+
+    0 while the change (its first few columns) shows from the left; else the
+    change starts a few columns into the pane.
+    """
+    if change is None:
+        return 0
+    start, end = change
+    if min(end, start + SHIFT_STEP) <= width:
+        return 0
+    return max(0, (start - SHIFT_STEP) // SHIFT_STEP * SHIFT_STEP)
 
 
 class ThreeWayView(ScrollView, can_focus=True):
@@ -205,6 +297,7 @@ class ThreeWayView(ScrollView, can_focus=True):
 
     current_hunk: reactive[int] = reactive(0)
     show_base: reactive[bool] = reactive(False)
+    zoom: reactive[str | None] = reactive(None)  # the one side across the whole view, or None
     text_offset: reactive[int] = reactive(0)  # columns scrolled right, in every pane at once
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -221,6 +314,7 @@ class ThreeWayView(ScrollView, can_focus=True):
         self._styles: dict[str, Style] = {}
         self.hunk_starts: list[int] = []
         self._syntax: Syntax | None = None
+        self._absent: tuple[str, ...] = ()  # the sides with no file: their titles say so
 
     def show(
         self,
@@ -231,6 +325,9 @@ class ThreeWayView(ScrollView, can_focus=True):
         """Display ``conflict`` with the given per-hunk results (and the result's lines between)."""
         self.rows = Alignment(conflict, results, gaps)
         self.hunk_starts = self.rows.hunk_starts
+        if absent_sides(conflict) != self._absent:
+            self._absent = absent_sides(conflict)
+            self.post_message(self.Resized())  # the titles above say which side has no file
         name = Syntax.guess_lexer(conflict.path, "")
         # One Syntax, holding one lexer object, per file: looking a lexer up by
         # name (what Syntax does for a str) costs more than lexing a line.
@@ -261,6 +358,19 @@ class ThreeWayView(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.Resized())
 
+    def watch_zoom(self) -> None:
+        self.refresh()
+        self.post_message(self.Resized())
+        # The panes changed width: the sideways shift that showed the hunk's
+        # first change in a third of the view is wrong for all of it, and back.
+        self._shift_to_change()
+
+    def panes(self) -> tuple[str, ...]:
+        """The sides drawn, left to right: the zoomed one, or all (base beside dev when shown)."""
+        if self.zoom is not None:
+            return (self.zoom,)
+        return ("dev", "base", "result", "main") if self.show_base else ("dev", "result", "main")
+
     def scroll_to_hunk(self, index: int) -> None:
         """Make hunk ``index`` current and bring it into view, a few lines below the top."""
         if not self.hunk_starts:
@@ -270,6 +380,15 @@ class ThreeWayView(ScrollView, can_focus=True):
         # After show() the new virtual size reaches the scrollbars only with the
         # next layout: scroll then, or the target is clamped to the old height.
         self.call_after_refresh(self.scroll_to, y=target, animate=False)
+        self._shift_to_change()
+
+    def _shift_to_change(self) -> None:
+        """Scroll sideways to the current hunk's first change, or back to 0 if it shows."""
+        if not isinstance(self.rows, Alignment) or not self.size.width:
+            return
+        rows = max(1, self.size.height - 3)  # the hunk's rows in view (it starts 3 down)
+        change = self.rows.first_change(self.current_hunk, rows)
+        self.text_offset = offset_showing(change, self.pane_width() - GUTTER)
 
     @lru_cache(maxsize=4096)  # noqa: B019 (one view per screen; cleared on every show)
     def _highlight(self, text: str) -> Text:
@@ -285,7 +404,7 @@ class ThreeWayView(ScrollView, can_focus=True):
 
     @property
     def pane_count(self) -> int:
-        return 4 if self.show_base else 3
+        return len(self.panes())
 
     def notify_style_update(self) -> None:
         # Resolving a component style walks the CSS: done once per theme or CSS
@@ -308,9 +427,9 @@ class ThreeWayView(ScrollView, can_focus=True):
     def titles(self) -> str:
         """The panes' names centred over them, for a title line above the view."""
         width = self.pane_width()
-        names = ["dev (parent 1)", "result", "main (slice tip)"]
-        if self.show_base:
-            names.insert(1, "base")
+        names = [pane_title(side, self._absent) for side in self.panes()]
+        if self.zoom is not None:
+            names = [f"{names[0]} · zoomed, Z shows the next"]
         return SEPARATOR.join(name.center(width)[:width] for name in names)
 
     def render_line(self, y: int) -> Strip:
@@ -322,18 +441,20 @@ class ThreeWayView(ScrollView, can_focus=True):
         pane = self.pane_width()
         separator = self._style("threeway--separator")
         segments: list[Segment] = []
-        cells = (
-            (row.dev, row.base, row.result, row.main)
-            if self.show_base
-            else (row.dev, row.result, row.main)
-        )
-        result_position = 2 if self.show_base else 1
-        for position, cell in enumerate(cells):
+        for position, side in enumerate(self.panes()):
             if position:
                 segments.append(Segment(SEPARATOR, separator))
-            other = _counterpart(row, position, self.show_base)
-            segments.extend(self._cell(cell, row, position == result_position, pane, other))
+            other = self._counterpart(row, index, side)
+            segments.extend(self._cell(row.cell(side), row, side == "result", pane, other))
         return Strip(segments).crop_extend(0, width, self._style("base"))
+
+    def _counterpart(self, row: Row, index: int, side: str) -> Cell | None:
+        """The line the line in pane ``side`` of row ``index`` is compared with, if any."""
+        if row.hunk is None or not isinstance(self.rows, Alignment):
+            return None
+        offset = index - self.hunk_starts[row.hunk]
+        text = self.rows.counterpart(row.hunk, offset, side)
+        return None if text is None else Cell(text)
 
     def _cell(
         self, cell: Cell, row: Row, is_result: bool, width: int, other: Cell | None
