@@ -74,3 +74,14 @@ def test_every_document_a_page_points_at_is_in_the_repository(page: str) -> None
         if not (path.parent / ref).exists() and not (ROOT / ref).exists()
     ]
     assert missing == [], f"{page} points at files this repository does not have"
+
+
+def test_the_readme_shows_every_screen_the_snapshots_draw() -> None:
+    readme = (ROOT / "README.md").read_text()
+    shown = set(
+        re.findall(r"!\[[^\]]*\]\(tests/__snapshots__/test_snapshots/([\w.]+\.svg)\)", readme)
+    )
+    drawn = {p.name for p in (ROOT / "tests/__snapshots__/test_snapshots").glob("*.svg")}
+    wide = {name for name in drawn if "_at_80x24" not in name}
+    assert wide <= shown, f"screens the README does not show: {sorted(wide - shown)}"
+    assert shown <= drawn
