@@ -11,10 +11,12 @@ result must.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.screens.workspace import screen as workspace_screen
 from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.audit.lost_lines import Classification
 from syncdesk.services.conflicts.read import read_conflicts
@@ -28,12 +30,12 @@ from syncdesk.services.workspace.accidents import (
     missing_accidents,
 )
 from syncdesk.services.workspace.layout import decide_hunk, hunk_holding_dev_line, layout
-from syncdesk.services.workspace.load import load_workspace
+from syncdesk.services.workspace.load import load_accidents, load_workspace
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from tests.gitrepo import GitRepo
 from tests.stepsworld import steps_file
-from tests.waiting import until, until_loaded
+from tests.waiting import until, until_loaded, until_screen
 
 SIZE = (160, 45)
 PATH = "steps.py"
@@ -218,3 +220,36 @@ def test_the_hunk_table_agrees_with_the_scan_on_every_line(tmp_path: Path) -> No
     for line in range(-1, lines + 3):
         hunk = hunk_holding_dev_line(conflict, line)
         assert hunk_index_of(conflict, line) == (None if hunk is None else hunk.index)
+
+
+async def test_the_conflicts_are_usable_while_the_audit_still_reads(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # The audit is held back until the test lets it go: what the maintainer can
+    # do before it arrives is the point (on a large sync it takes seconds).
+    release = threading.Event()
+    real = load_accidents  # what the screen calls, by its name in the screen's module
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait(timeout=60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(workspace_screen, "load_accidents", held)
+    async with _app(_world(tmp_path / "repo")).run_test(size=SIZE) as pilot:
+        await until_loaded(pilot, SliceScreen)
+        await pilot.press("c")
+        screen = await until_screen(pilot, WorkspaceScreen)
+        await until(pilot, lambda: screen.conflict is not None, "a file open before the audit")
+        screen.query_one("#ws-view").focus()
+        bar = str(screen.query_one("#ws-loading Label").render())
+        assert "Auditing dev's lines" in bar
+        assert screen.conflict is not None and screen._accidents(screen.conflict) == ()
+        assert screen.check_action("next_accident", ()) is None  # dimmed until it arrives
+        await pilot.press("n")  # the conflicts answer meanwhile
+        await _cursor_on(pilot, screen, 1, "n while the audit reads")
+
+        release.set()
+        await until_loaded(pilot, WorkspaceScreen)
+        await _counting(pilot, screen, BLOCKS + BLOCKS // 2, "once the audit arrived")
+        assert screen.check_action("next_accident", ()) is True
+        assert "probable accident(s) in this file" in _info(screen)

@@ -8,14 +8,16 @@ attribution, and the room the panes get.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from dataclasses import replace
+from typing import ClassVar, cast
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Header, Static
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from syncdesk.screens.desk import LOAD
 from syncdesk.screens.workspace.attribution import AttributionActions
@@ -24,16 +26,17 @@ from syncdesk.screens.workspace.decisions import DecisionActions
 from syncdesk.screens.workspace.edits import EditActions
 from syncdesk.screens.workspace.panes import PaneActions
 from syncdesk.screens.workspace.restores import RestoreActions
+from syncdesk.services.audit.lost_lines import Audit
+from syncdesk.services.conflicts.models import ConflictSet
 from syncdesk.services.progress import Steps
 from syncdesk.services.report.audit import judged_line
 from syncdesk.services.sync.policies import policy_for
 from syncdesk.services.sync.session import SyncSession, reopen
-from syncdesk.services.workspace.load import load_workspace
+from syncdesk.services.workspace.load import load_accidents, load_workspace
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.threeway import ThreeWayView
-
 
 # Textual resolves action_* methods and message handlers (on_*, @on) along the
 # MRO, so the mixins' actions answer these bindings as if they were written
@@ -41,6 +44,12 @@ from syncdesk.tui.widgets.threeway import ThreeWayView
 # so self.BINDINGS (the palette below) lists every key. Each mixin subclasses
 # WorkspaceCore, whose attributes and helpers they share; @work methods in
 # them run as this screen's workers (the handler below sees their errors).
+# The worker group of the audit, read after the conflicts are on screen.
+AUDIT = "audit"
+# What it reads: the audit, and the dev base's files its restores need.
+Accidents = tuple[Audit | None, dict[str, tuple[str, ...]]]
+
+
 class WorkspaceScreen(
     DecisionActions, EditActions, RestoreActions, AttributionActions, PaneActions
 ):
@@ -78,9 +87,13 @@ class WorkspaceScreen(
     # replaced, so a key that decides or moves the cursor would be lost from view.
     WHILE_READING = frozenset({"back", "reload", "toggle_base", "files", "zoom"})
 
+    # What waits for the audit: the accidents it finds are what these act on.
+    NEED_THE_AUDIT = frozenset({"next_accident", "restore"})
+
     def __init__(self, session: SyncSession) -> None:
         super().__init__(session)
         self._reading = False
+        self._auditing = False
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
@@ -105,27 +118,58 @@ class WorkspaceScreen(
 
     def action_reload(self) -> None:
         """Read the conflicts and the saved decisions again (every decision is kept)."""
+        self.workers.cancel_group(self, AUDIT)  # of the state about to be replaced
         self._reading = True
+        self._auditing = False
         self.refresh_bindings()
         super().action_reload()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # None: the key stays in the footer, dimmed, and does nothing until the read ends.
-        return None if self._reading and action not in self.WHILE_READING else True
+        if self._reading and action not in self.WHILE_READING:
+            return None
+        return None if self._auditing and action in self.NEED_THE_AUDIT else True
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Textual calls DeskScreen's handler for the same message right after this
         # one (handlers run along the MRO), which shows the result: no key comes between.
-        if event.worker.group == LOAD and event.worker.is_finished:
+        # (It also reports an audit's error, once, as for any other worker.)
+        worker = event.worker
+        if worker.group == LOAD and worker.is_finished:
             self._reading = False
             self.refresh_bindings()
+        elif worker.group == AUDIT and worker.is_finished:
+            self._auditing = False
+            self.query_one(LoadingBar).done()
+            self.refresh_bindings()
+            if event.state == WorkerState.SUCCESS:
+                self._audited(cast(Accidents, worker.result))
 
     def load(self, steps: Steps) -> WorkspaceLoaded:
         # Every decision made so far reaches the disk before the state is read
         # back; the refs are resolved anew (a write or a rebuild elsewhere moved them).
         self.persister.flush()
         session = reopen(self.session)
-        return session, load_workspace(session, steps)
+        return session, load_workspace(session, steps, audit=False)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group=AUDIT)
+    def _audit(self, session: SyncSession, conflicts: ConflictSet, bar: LoadingBar) -> Accidents:
+        # The audit takes seconds on a large sync: the conflicts are on screen and
+        # usable meanwhile, the loading bar says what it reads (report() only posts
+        # a message: safe from this thread), and r cancels it.
+        worker = get_current_worker()
+        return load_accidents(session, conflicts, Steps(bar.report, lambda: worker.is_cancelled))
+
+    def _audited(self, found: Accidents) -> None:
+        audit, dev_files = found
+        if self.data is None or audit is None:
+            return
+        self.data = replace(self.data, audit=audit, dev_files=dev_files)
+        self._dev_files.update(dev_files)
+        if audit.dev and audit.dev != audit.dev_base:
+            # dev was merged into the sync branch: say what the accidents are judged on.
+            self.notify(f"Audit: {judged_line(audit)}.", markup=False, timeout=10)
+        self._redraw()
 
     def loaded(self, result: WorkspaceLoaded) -> None:
         self.session, data = result
@@ -137,10 +181,11 @@ class WorkspaceScreen(
         self.query_one("#ws-body").display = True
         for note in data.loaded.notes:
             self.notify(note, severity="warning", markup=False)
-        audit = data.audit
-        if audit is not None and audit.dev and audit.dev != audit.dev_base:
-            # dev was merged into the sync branch: say what the accidents are judged on.
-            self.notify(f"Audit: {judged_line(audit)}.", markup=False, timeout=10)
+        if data.built and data.conflicts.files:
+            self._auditing = True
+            bar = self.query_one(LoadingBar)
+            bar.start("Auditing dev's lines in the result…")
+            self._audit(self.session, data.conflicts, bar)
         if not data.conflicts.files:
             self.query_one(ConflictList).show((), {}, {})  # a reload may have emptied it
             self.query_one(ThreeWayView).display = False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from syncdesk.services.audit.lost_lines import Audit, audit_sync
 from syncdesk.services.audit.renumber import in_dev_base
@@ -51,8 +51,15 @@ class WorkspaceData:
 def load_workspace(
     session: SyncSession,
     steps: Steps = QUIET,
+    *,
+    audit: bool = True,
 ) -> WorkspaceData:
-    """Read the sync's conflicts and everything decided or learned about them."""
+    """Read the sync's conflicts and everything decided or learned about them.
+
+    Without ``audit`` the data holds no audit (:func:`load_accidents` reads it
+    afterwards): the workspace shows the conflicts first and the accidents when
+    they arrive, the audit being the slowest read by far on a large sync.
+    """
     git, refs, config = session.git, session.refs, session.config
     steps("Finding the sync merge")
     merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
@@ -79,19 +86,35 @@ def load_workspace(
     blobs |= {s.blob for s in file_suggestions.values() if s.blob is not None}
     blobs |= {s.blob for found in suggestions.values() for s in found if s.blob is not None}
     texts = {oid: tuple(bytes_to_lines(data)) for oid, data in read_blobs(git, blobs).items()}
-    audit = None
-    if merge is not None and head is not None:
-        steps("Auditing dev's lines in the result")
-        scope = audit_scope(sync_ours(git, head, merge.sha, dev_base, refs.dev))
-        judged = audit_sync(
-            git, dev_base, slice_tip, head, steps,
-            scope=scope, policy=audit_policy(config), conflicts=conflicts,
-        )  # fmt: skip
-        audit = in_dev_base(git, judged)  # numbered as the merge's hunks are
-    dev_files = _dev_files_for_outside_accidents(git, conflicts, audit)
-    return WorkspaceData(
-        conflicts, loaded, branch, texts, suggestions, file_suggestions, audit, store, dev_files
+    data = WorkspaceData(
+        conflicts, loaded, branch, texts, suggestions, file_suggestions, None, store
     )
+    if not audit:
+        return data
+    judged, dev_files = load_accidents(session, conflicts, steps)
+    return replace(data, audit=judged, dev_files=dev_files)
+
+
+def load_accidents(
+    session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET
+) -> tuple[Audit | None, dict[str, tuple[str, ...]]]:
+    """The audit of the sync's result (numbered as the merge's hunks are), and the dev
+    base's file of each conflicted file with an accident outside its hunks.
+
+    No audit (None) when the sync is not built yet: there is no result to audit.
+    """
+    git, refs, config = session.git, session.refs, session.config
+    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    if merge is None or conflicts.head is None:
+        return None, {}
+    steps("Auditing dev's lines in the result")
+    scope = audit_scope(sync_ours(git, refs.head, merge.sha, merge.dev_base, refs.dev))
+    judged = audit_sync(
+        git, merge.dev_base, merge.slice_tip, refs.head, steps,
+        scope=scope, policy=audit_policy(config), conflicts=conflicts,
+    )  # fmt: skip
+    audit = in_dev_base(git, judged)  # numbered as the merge's hunks are
+    return audit, _dev_files_for_outside_accidents(git, conflicts, audit)
 
 
 def _dev_files_for_outside_accidents(
