@@ -8,6 +8,7 @@ attribution, and the room the panes get.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import replace
 from typing import ClassVar, cast
 
@@ -166,6 +167,7 @@ class WorkspaceScreen(
             return
         self.data = replace(self.data, audit=audit, dev_files=dev_files)
         self._dev_files.update(dev_files)
+        gc.freeze()  # long-lived, like the load's facts (see DeskScreen)
         if audit.dev and audit.dev != audit.dev_base:
             # dev was merged into the sync branch: say what the accidents are judged on.
             self.notify(f"Audit: {judged_line(audit)}.", markup=False, timeout=10)
