@@ -11,7 +11,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit crash install clean
+.PHONY: demo test lint typecheck unit crash install clean bench
 
 $(STAMP): pyproject.toml
 	@echo "Installing syncdesk and its dependencies into $(VENV) (once; about half a minute)..."
@@ -52,6 +52,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_origin.py
 	PYTHONPATH=. $(BIN)/python bench/bench_parsers.py
 	$(BIN)/python bench/bench_audit.py $(if $(REPO),--repo $(REPO) --head $(HEAD))
+	$(BIN)/python bench/bench_sync.py $(if $(REPO),--repo $(REPO) --head $(HEAD)) \
+		$(if $(DEV),--dev $(DEV)) $(if $(MAIN),--main $(MAIN))
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
