@@ -19,17 +19,19 @@ from __future__ import annotations
 import asyncio
 import gc
 from collections.abc import Awaitable, Callable
-from typing import Generic, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, ParamSpec, TypeVar, cast
 
 from textual import work
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from syncdesk.services.github.api import PostResult
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.tui.text import error_line
 from syncdesk.tui.widgets.loading_bar import LoadingBar
+
+if TYPE_CHECKING:  # the GitHub client (PyGithub, httpx) loads when first used, not at start
+    from syncdesk.services.github.api import PostResult
 
 Loaded = TypeVar("Loaded")
 Result = TypeVar("Result")

@@ -11,13 +11,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Header
 
 from syncdesk.screens.branch_writes import written_message
-from syncdesk.screens.commit_screen import CommitScreen
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.desk import DeskScreen
-from syncdesk.screens.findings_screen import FindingsScreen
-from syncdesk.screens.preview_screen import PreviewScreen
-from syncdesk.screens.status_screen import StatusScreen
-from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.models import SyncReport
 from syncdesk.services.sync.session import SyncSession, load_report, reopen
@@ -76,6 +71,10 @@ class SliceScreen(DeskScreen[SliceLoaded]):
 
     def on_mount(self) -> None:
         self.action_reload()
+        # The other screens (and the GitHub client the Findings and Status screens
+        # use) are imported on a thread once this one is up: not before the first
+        # paint, and not when their key is first pressed.
+        self.run_worker(_import_the_other_screens, thread=True, group="imports")
 
     def load(self, steps: Steps) -> SliceLoaded:
         # The refs are resolved anew, so a reload after a write, an undo or an
@@ -109,6 +108,8 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         plan = await self.busy(
             "Planning the repair from the approved resolutions…", plan_from_approved, session
         )
+        from syncdesk.screens.preview_screen import PreviewScreen
+
         if not await self.app.push_screen_wait(PreviewScreen(plan)):
             self.notify("Nothing was written.", markup=False)
             return
@@ -154,26 +155,43 @@ class SliceScreen(DeskScreen[SliceLoaded]):
 
     def action_conflicts(self) -> None:
         """Open the conflict workspace of this sync."""
+        from syncdesk.screens.workspace.screen import WorkspaceScreen
+
         self.app.push_screen(WorkspaceScreen(self.session), lambda _: self.action_reload())
 
     def action_findings(self) -> None:
         """Open the review findings of the sync's pull request."""
         link = getattr(self.app, "github_link", None)
         if callable(link):
+            from syncdesk.screens.findings_screen import FindingsScreen
+
             self.app.push_screen(FindingsScreen(self.session, link))
 
     def action_status(self) -> None:
         """Open DCO, coverage and CI status of the sync's pull request."""
         link = getattr(self.app, "github_link", None)
         if callable(link):
+            from syncdesk.screens.status_screen import StatusScreen
+
             self.app.push_screen(StatusScreen(self.session, link), lambda _: self.action_reload())
 
     def action_open_commit(self) -> None:
         """Show the full message and stats of the commit under the cursor."""
         sha = self.query_one(SliceTable).selected_sha
         if sha is not None:
+            from syncdesk.screens.commit_screen import CommitScreen
+
             self.app.push_screen(CommitScreen(self.session, sha))
 
     @on(DataTable.RowSelected, "#slice-table")
     def _row_selected(self) -> None:
         self.action_open_commit()
+
+
+def _import_the_other_screens() -> None:
+    import syncdesk.screens.commit_screen
+    import syncdesk.screens.findings_screen
+    import syncdesk.screens.preview_screen
+    import syncdesk.screens.status_screen
+    import syncdesk.screens.workspace.screen
+    import syncdesk.services.github.link  # noqa: F401

@@ -6,7 +6,7 @@ import traceback
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import platformdirs
 from rich.text import Text
@@ -17,10 +17,12 @@ from textual.screen import Screen
 from syncdesk.screens.help_screen import HelpScreen
 from syncdesk.screens.legend_screen import LegendScreen
 from syncdesk.screens.slice_screen import SliceScreen
-from syncdesk.services.github.link import GitHubLink, github_link_for
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.tui.breakpoints import BREAKPOINTS
 from syncdesk.tui.legend import Symbol, symbols_of
+
+if TYPE_CHECKING:
+    from syncdesk.services.github.link import GitHubLink
 
 
 class SyncDeskApp(App[None]):
@@ -50,6 +52,9 @@ class SyncDeskApp(App[None]):
         """Where the sync's pull request lives (called from a worker: it may run gh)."""
         if self._github is not None:
             return self._github()
+        # Imported here: the GitHub client costs ~0.3 s at start, before the first paint.
+        from syncdesk.services.github.link import github_link_for
+
         return github_link_for(self.session)
 
     def on_mount(self) -> None:
