@@ -157,7 +157,10 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         """Open the conflict workspace of this sync."""
         from syncdesk.screens.workspace.screen import WorkspaceScreen
 
-        self.app.push_screen(WorkspaceScreen(self.session), lambda _: self.action_reload())
+        conflicts = self.report.conflicts if self.report is not None else None
+        self.app.push_screen(
+            WorkspaceScreen(self.session, conflicts), lambda _: self.action_reload()
+        )
 
     def action_findings(self) -> None:
         """Open the review findings of the sync's pull request."""

@@ -18,6 +18,7 @@ from syncdesk.services.decisions.learn import learn_branch
 from syncdesk.services.decisions.models import Action, FileStatus
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.demo.world import build_world
+from syncdesk.services.git import runner
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.session import SyncOptions, open_sync
 from syncdesk.tui.app import SyncDeskApp
@@ -85,6 +86,40 @@ async def test_every_conflict_is_listed_with_its_type(tmp_path: Path) -> None:
         conflicts: tuple[ConflictFile, ...] = screen.data.conflicts.files
         assert {(c.path, c.type) for c in conflicts} == {(c.path, c.type) for c in facts.conflicts}
         assert screen.query_one(ConflictList).row_count == len(facts.conflicts)
+
+
+async def test_the_workspace_uses_the_conflicts_the_slice_read_and_r_merges_again(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    facts = build_world(tmp_path / "world")
+    commands: list[list[str]] = []
+    execute = runner._execute
+
+    def watching(executor: Any, command: list[str], env: Any, stdin: Any) -> Any:
+        commands.append(list(command))
+        return execute(executor, command, env, stdin)
+
+    monkeypatch.setattr(runner, "_execute", watching)
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        slice_screen = await until_loaded(pilot, SliceScreen)
+        assert slice_screen.report is not None and slice_screen.report.conflicts is not None
+        read = slice_screen.report.conflicts
+
+        def merges() -> int:  # of the sync merge's parents, as read_conflicts merges them
+            return sum(
+                "merge-tree" in c and read.dev_side in c and read.main_side in c
+                for c in list(commands)
+            )
+
+        by_the_slice = merges()
+        assert by_the_slice >= 1
+        await pilot.press("c")
+        screen = await until_loaded(pilot, WorkspaceScreen)
+        assert merges() == by_the_slice  # the same refs: no second merge
+        assert screen.query_one(ConflictList).row_count == len(facts.conflicts)
+        await pilot.press("r")  # a reload reads the repository again
+        await until(pilot, lambda: merges() > by_the_slice, "r merged again")
+        await until_loaded(pilot, WorkspaceScreen)
 
 
 async def test_resolve_hunk_by_hunk_undo_approve_and_resume(tmp_path: Path) -> None:

@@ -91,10 +91,13 @@ class WorkspaceScreen(
     # What waits for the audit: the accidents it finds are what these act on.
     NEED_THE_AUDIT = frozenset({"next_accident", "restore"})
 
-    def __init__(self, session: SyncSession) -> None:
+    def __init__(self, session: SyncSession, conflicts: ConflictSet | None = None) -> None:
         super().__init__(session)
         self._reading = False
         self._auditing = False
+        # The conflicts the Slice screen read: the first load uses them if the
+        # refs have not moved since (a reload always merges again).
+        self._known = conflicts
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
@@ -151,7 +154,8 @@ class WorkspaceScreen(
         # back; the refs are resolved anew (a write or a rebuild elsewhere moved them).
         self.persister.flush()
         session = reopen(self.session)
-        return session, load_workspace(session, steps, audit=False)
+        known, self._known = self._known, None
+        return session, load_workspace(session, steps, audit=False, known=known)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group=AUDIT)
     def _audit(self, session: SyncSession, conflicts: ConflictSet, bar: LoadingBar) -> Accidents:

@@ -53,12 +53,15 @@ def load_workspace(
     steps: Steps = QUIET,
     *,
     audit: bool = True,
+    known: ConflictSet | None = None,
 ) -> WorkspaceData:
     """Read the sync's conflicts and everything decided or learned about them.
 
     Without ``audit`` the data holds no audit (:func:`load_accidents` reads it
     afterwards): the workspace shows the conflicts first and the accidents when
     they arrive, the audit being the slowest read by far on a large sync.
+    ``known`` is a :class:`ConflictSet` already read (by the Slice screen):
+    used if it is of the same merge and head, instead of merging again.
     """
     git, refs, config = session.git, session.refs, session.config
     steps("Finding the sync merge")
@@ -69,8 +72,15 @@ def load_workspace(
         # Not built yet: merge dev's tip with the slice tip the bot would take.
         line = main_line(git, refs.dev, refs.main)[: config.slice_size]
         dev_base, slice_tip, head = refs.dev, (line[-1] if line else refs.main), None
-    steps("Re-merging to find the conflicts")
-    conflicts = read_conflicts(git, dev_base, slice_tip, head)
+    if known is not None and (known.dev_side, known.main_side, known.head) == (
+        dev_base,
+        slice_tip,
+        head,
+    ):
+        conflicts = known
+    else:
+        steps("Re-merging to find the conflicts")
+        conflicts = read_conflicts(git, dev_base, slice_tip, head)
     steps("Loading your decisions")
     branch = None if refs.head_name == "HEAD" else refs.head_name
     loaded = load_state(git, SyncKey(dev_base, slice_tip), branch=branch, head=head)
