@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 from syncdesk.screens.commit_screen import CommitScreen
+from syncdesk.screens.edit_hunk_screen import EditHunkScreen
 from syncdesk.screens.findings_screen import FindingsScreen
 from syncdesk.screens.help_screen import HelpScreen
+from syncdesk.screens.legend_screen import LegendScreen
 from syncdesk.screens.preview_screen import PreviewScreen
 from syncdesk.screens.reply_screen import ReplyPreviewScreen
 from syncdesk.screens.slice_screen import SliceScreen
@@ -155,6 +157,22 @@ def test_conflict_workspace_zoomed_at_80x24(snap_compare: Any, tmp_path: Path) -
         screen = await _workspace_on(pilot, "lumen/data/loader.py", "Z", "Z")
         view = screen.query_one(ThreeWayView)
         await until(pilot, lambda: view.zoom == "result", "the result zoomed")
+
+    assert snap_compare(_fresh_app(tmp_path), terminal_size=SMALL, run_before=run_before)
+
+
+def test_hunk_editor_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    async def run_before(pilot: Any) -> None:
+        await _workspace_on(pilot, "lumen/data/loader.py", "e")
+        await until_screen(pilot, EditHunkScreen)
+
+    assert snap_compare(_fresh_app(tmp_path), terminal_size=SMALL, run_before=run_before)
+
+
+def test_workspace_legend_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    async def run_before(pilot: Any) -> None:
+        await _workspace_on(pilot, "lumen/data/loader.py", "L")
+        await until_screen(pilot, LegendScreen)
 
     assert snap_compare(_fresh_app(tmp_path), terminal_size=SMALL, run_before=run_before)
 
