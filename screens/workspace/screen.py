@@ -187,7 +187,7 @@ class WorkspaceScreen(
         self.query_one("#ws-body").display = True
         for note in data.loaded.notes:
             self.notify(note, severity="warning", markup=False)
-        if data.built and data.conflicts.files:
+        if data.built:  # (with no conflict too: it says what it judged)
             self._auditing = True
             bar = self.query_one(LoadingBar)
             bar.start("Auditing dev's lines in the result…")
