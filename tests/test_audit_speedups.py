@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from syncdesk.services.audit import lines as lines_module
 from syncdesk.services.audit import statements
 from syncdesk.services.audit.lines import alignment, is_trivial, lost_lines
 from syncdesk.services.errors import GitCommandError
@@ -128,3 +129,50 @@ def test_a_read_started_ahead_gives_its_answer_and_its_error(tmp_path: Path) -> 
         with pytest.raises(GitCommandError):
             missing.result()
     assert callers and all(name != threading.current_thread().name for name in callers)
+
+
+def _plain_counterpart(changed: list[str], facing: list[str]) -> int | None:
+    """lines._counterpart before its quick-ratio filter: ratio() of every pair."""
+    import difflib
+
+    for line in reversed(changed[-50:]):
+        if is_trivial(line):
+            continue
+        scores = [
+            (difflib.SequenceMatcher(None, line, other).ratio(), index)
+            for index, other in enumerate(facing[:50])
+            if not is_trivial(other)
+        ]
+        best = max(scores, default=(0.0, 0))
+        if best[0] >= lines_module._SIMILAR:
+            return best[1]
+    return None
+
+
+_CODE = st.lists(
+    st.sampled_from(
+        ["x = compute(a, b)", "x = compute(a, c)", "y = 1", "    return x", ")", "", "z = f(x)"]
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_CODE, _CODE)
+def test_the_quick_ratios_change_no_counterpart(changed: list[str], facing: list[str]) -> None:
+    assert lines_module._counterpart(changed, facing) == _plain_counterpart(changed, facing)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_plan_restore_is_the_same_with_its_anchors_kept(seed: int) -> None:
+    rng = random.Random(seed)
+    dev = [f"line_{rng.randrange(40)} = {k}" for k in range(200)]
+    result = [line for line in dev if rng.random() > 0.1]
+    lost = [n for n, line in enumerate(dev, start=1) if line not in result]
+    first = [lines_module.plan_restore(dev, result, n, lost) for n in lost]
+    lines_module._anchors.cache_clear()
+    again = []
+    for n in lost:  # each with the cache emptied: computed afresh every time
+        again.append(lines_module.plan_restore(dev, result, n, lost))
+        lines_module._anchors.cache_clear()
+    assert first == again

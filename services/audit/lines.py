@@ -13,6 +13,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import AnyStr, Generic
 
 from syncdesk.services.sanitize import decode
@@ -46,12 +47,15 @@ def is_binary(data: bytes) -> bool:
 
 
 _ASCII_ALNUM = re.compile(rb"[A-Za-z0-9]")
+_ASCII_ALNUM_TEXT = re.compile(r"[A-Za-z0-9]")
 
 
 def is_trivial(line: str | bytes) -> bool:
     """A line with no letter or digit: blank, brackets, punctuation, a bare comment marker."""
-    if isinstance(line, bytes) and line.isascii():
-        return _ASCII_ALNUM.search(line) is None  # the common case, at C speed
+    if line.isascii():  # the common case, at C speed
+        if isinstance(line, bytes):
+            return _ASCII_ALNUM.search(line) is None
+        return _ASCII_ALNUM_TEXT.search(line) is None
     text = decode(line) if isinstance(line, bytes) else line
     return not any(char.isalnum() for char in text)
 
@@ -424,15 +428,34 @@ def _counterpart(changed: Sequence[AnyStr], facing: Sequence[AnyStr]) -> int | N
     for line in reversed(changed[-50:]):
         if is_trivial(line):
             continue
-        scores = [
-            (difflib.SequenceMatcher(None, line, other).ratio(), index)
-            for index, other in enumerate(facing[:50])
-            if not is_trivial(other)
-        ]
+        scores = []
+        for index, other in enumerate(facing[:50]):
+            if is_trivial(other):
+                continue
+            matcher = difflib.SequenceMatcher(None, line, other)
+            # The quick ratios bound ratio() from above: a line they put below
+            # the bar cannot be the answer, and ratio() is the costly one.
+            if matcher.real_quick_ratio() >= _SIMILAR and matcher.quick_ratio() >= _SIMILAR:
+                scores.append((matcher.ratio(), index))
         best = max(scores, default=(0.0, 0))
         if best[0] >= _SIMILAR:
             return best[1]
     return None
+
+
+# A file's accidents are planned one by one against the same two files: their
+# anchors are found once (a few pairs of files are kept; the tuples compare by
+# identity first, so a hit costs a hash of line objects already hashed).
+@lru_cache(maxsize=8)
+def _anchors(dev: tuple[AnyStr, ...], result: tuple[AnyStr, ...]) -> tuple[tuple[int, int], ...]:
+    """The lines that occur once in each file and are not trivial: (dev index, result index)."""
+    dev_counts, result_counts = Counter(dev), Counter(result)
+    where = {text: position for position, text in enumerate(result) if result_counts[text] == 1}
+    return tuple(
+        (position, where[text])
+        for position, text in enumerate(dev)
+        if dev_counts[text] == 1 and text in where and not is_trivial(text)
+    )
 
 
 def _local_alignment(dev: Sequence[AnyStr], result: Sequence[AnyStr], index: int) -> dict[int, int]:
@@ -443,13 +466,7 @@ def _local_alignment(dev: Sequence[AnyStr], result: Sequence[AnyStr], index: int
     ``index`` is aligned line by line, so a key press stays fast on a
     10,000-line file.
     """
-    dev_counts, result_counts = Counter(dev), Counter(result)
-    where = {text: position for position, text in enumerate(result) if result_counts[text] == 1}
-    anchors = [
-        (position, where[text])
-        for position, text in enumerate(dev)
-        if dev_counts[text] == 1 and text in where and not is_trivial(text)
-    ]
+    anchors = _anchors(tuple(dev), tuple(result))
     pairs = dict(anchors)  # every anchor is a line the result holds
     low = max((anchor for anchor in anchors if anchor[0] < index), default=(-1, -1))
     high = next(
