@@ -91,7 +91,7 @@ def build_world(
 def _build_or_reuse(
     directory: Path, spec: WorldSpec, on_build: Callable[[], object] | None
 ) -> DemoFacts:
-    with _locked(directory):
+    with locked(directory):
         reused = _reusable(directory, spec)
         if reused is not None:
             return reused
@@ -138,7 +138,8 @@ def sealed_environment(home: Path, repo: Path) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
+def locked(directory: Path) -> Iterator[None]:
+    """Hold ``directory``'s build lock: concurrent builds of one world take turns."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: no cross-process lock

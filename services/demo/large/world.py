@@ -17,12 +17,11 @@ environment (:func:`~syncdesk.services.demo.world.sealed_environment`).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -46,7 +45,7 @@ from syncdesk.services.demo.large.spec import (
     LargeSpec,
 )
 from syncdesk.services.demo.large.stream import FastImportStream
-from syncdesk.services.demo.world import sealed_environment
+from syncdesk.services.demo.world import locked, sealed_environment
 from syncdesk.services.errors import GitCommandError, ServiceError
 from syncdesk.services.git.objects import scratch_objects
 from syncdesk.services.git.runner import Git, init_repository
@@ -77,7 +76,7 @@ def build_large_world(
     directory = directory.resolve()
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        with _locked(directory):
+        with locked(directory):
             reused = reusable(directory, spec)
             if reused is not None:
                 return reused
@@ -120,21 +119,6 @@ def reusable(directory: Path, spec: LargeSpec = DEFAULT_SPEC) -> LargeFacts | No
     if run.status != 0 or run.text.split() != [facts.main_tip, facts.dev_tip, facts.head]:
         return None
     return facts
-
-
-@contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no cross-process lock
-        yield
-        return
-    with open(directory / ".lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _install(directory: Path, staging: Path, facts: LargeFacts, spec: LargeSpec) -> None:
