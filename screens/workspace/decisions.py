@@ -13,6 +13,7 @@ from syncdesk.services.workspace.layout import (
     Decided,
     approve_file,
     decide_file,
+    decide_side_by_id,
     decide_submodule,
 )
 from syncdesk.services.workspace.load import WorkspaceData, side_file
@@ -70,6 +71,9 @@ class DecisionActions(WorkspaceCore):
             return
         if conflict.type == "submodule":  # a commit id, nothing to read
             self._apply(decide_submodule(state, conflict, Action(side)))
+            return
+        if conflict.too_large:  # a blob id, never read
+            self._apply(decide_side_by_id(state, conflict, Action(side)))
             return
         self._take_whole(conflict, Action(side))
 

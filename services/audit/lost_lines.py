@@ -227,6 +227,14 @@ class DataFile:
 
 
 @dataclass(frozen=True, slots=True)
+class LargeFile:
+    """A file not audited for a version over the large-file limit, with that version's size."""
+
+    path: str
+    size: int  # bytes
+
+
+@dataclass(frozen=True, slots=True)
 class Audit:
     """The triaged preservation audit of one sync."""
 
@@ -242,6 +250,7 @@ class Audit:
     dev: str = ""  # the dev version judged against ("" : the dev base)
     judged: tuple[str, ...] = ()  # the commits judged: the merge and ours on top
     data_files: tuple[DataFile, ...] = ()
+    too_large: tuple[LargeFile, ...] = ()  # not read, never silently: listed in every view
     # The real Megatron-LM hook's findings for the same refs (None: its refs differ).
     hook: tuple[HookFinding, ...] | None = None
 
@@ -712,6 +721,7 @@ def audit_sync(
         dev=dev,
         judged=scope.judged if scope is not None else (),
         data_files=tuple(sorted(data, key=lambda d: d.path)),
+        too_large=tuple(LargeFile(path, size) for path, size in sorted(snapshot.too_large.items())),
         hook=hooked,
     )
 

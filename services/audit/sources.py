@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from syncdesk.services.audit.lines import raw_lines
-from syncdesk.services.git.objects import read_contents
+from syncdesk.services.git.objects import read_contents, read_objects, withheld
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sanitize import decode, decode_path, one_line
 
@@ -58,6 +58,8 @@ class Snapshot:
     changed: dict[str, Change]  # dev base -> head
     on_main: dict[str, Change]  # dev base -> slice tip
     blobs: dict[str, bytes]
+    # Files left out for a version over the large-file limit: path -> largest size.
+    too_large: dict[str, int] = field(default_factory=dict)
     _lines: dict[str, list[bytes]] = field(default_factory=dict)
 
     def lines(self, sha: str | None) -> list[bytes]:
@@ -84,12 +86,21 @@ def read_snapshot(git: Git, dev_base: str, slice_tip: str, head: str) -> Snapsho
     path that main left as it was on dev holds every dev line, so nothing can
     be "on dev and absent from main" there: only the others are read.
 
-    One difference with the hook, on purpose: when a touched path is a
+    Two differences with the hook, on purpose: when a touched path is a
     directory on main or at the head, the hook's ``git show`` prints the
     tree's listing and compares those names as lines; here it has no lines.
+    And a file with a version over the large-file limit
+    (:attr:`Git.large_file_limit`) is left out, named in ``too_large``: its
+    lines would take tens of times its size in memory.
     """
     changed = _changes(git, dev_base, head)
     on_main = _changes(git, dev_base, slice_tip)
+    files_checked = sum(1 for change in changed.values() if change.before is not None)
+    # Set apart before anything is read: the blobs read below are all within the limit.
+    too_large = _too_large(git, changed, on_main)
+    for path in too_large:
+        changed.pop(path, None)
+        on_main.pop(path, None)
     checked = [change for change in changed.values() if change.before is not None]
     touched = [
         Touched(change.path, change.before, on_main[change.path].after, change.after)
@@ -101,7 +112,26 @@ def read_snapshot(git: Git, dev_base: str, slice_tip: str, head: str) -> Snapsho
     wanted += [sha for c in changed.values() for sha in (c.before, c.after)]
     wanted += [on_main[path].after for path in changed if path in on_main]
     blobs = read_blobs(git, (sha for sha in wanted if sha is not None))
-    return Snapshot(touched, len(checked), changed, on_main, blobs)
+    return Snapshot(touched, files_checked, changed, on_main, blobs, too_large)
+
+
+def _too_large(git: Git, *changes: dict[str, Change]) -> dict[str, int]:
+    """The paths with a version over the large-file limit, and the largest one's size.
+
+    One ``cat-file --batch-check`` asks every changed blob's size: a huge blob
+    is never read.
+    """
+    limit = git.large_file_limit
+    shas = {sha for one in changes for c in one.values() for sha in (c.before, c.after) if sha}
+    sizes = read_objects(git, (), sorted(shas))
+    found: dict[str, int] = {}
+    for one in changes:
+        for path, change in one.items():
+            for sha in (change.before, change.after):
+                blob = sizes.get(sha) if sha else None
+                if blob is not None and withheld(blob, limit):
+                    found[path] = max(found.get(path, 0), blob.size)
+    return found
 
 
 def _changes(git: Git, old: str, new: str) -> dict[str, Change]:

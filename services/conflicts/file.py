@@ -9,6 +9,7 @@ markers; :func:`finish` pairs the draft with the head's versions.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from syncdesk.services.conflicts.hunks import SideFiles, SideHunk, side_hunks
@@ -28,7 +29,7 @@ from syncdesk.services.conflicts.resolution import (
     read_head,
     whole_file_reading,
 )
-from syncdesk.services.git.objects import GitObject
+from syncdesk.services.git.objects import GitObject, withheld
 from syncdesk.services.git.trees import GITLINK
 from syncdesk.services.lines import decode_text, split_lines
 from syncdesk.services.sanitize import one_line
@@ -49,6 +50,7 @@ class Draft:
     binary: bool
     decodable: bool
     paths: tuple[str, ...]  # every name the file had: its path first (the head may keep any)
+    too_large: int  # the largest version's size when one is over the limit (0: none is)
 
     def side_path(self, side: str) -> str | None:
         """Where a side's commit holds the file (the markers' label names it when renamed)."""
@@ -82,13 +84,30 @@ def _is_binary(found: GitObject | None) -> bool:
     )
 
 
-def draft(group: ConflictGroup, objects: Objects, tree: str, dev: str, main: str) -> Draft:
-    """Read the stage files and merge-tree's result, and parse the markers."""
+def _too_large(blobs: Iterable[GitObject | None], limit: int | None) -> int:
+    """The size of the largest of ``blobs`` read without content for being over ``limit``."""
+    return max((b.size for b in blobs if b is not None and withheld(b, limit)), default=0)
+
+
+def draft(
+    group: ConflictGroup,
+    objects: Objects,
+    tree: str,
+    dev: str,
+    main: str,
+    limit: int | None = None,
+) -> Draft:
+    """Read the stage files and merge-tree's result, and parse the markers.
+
+    A file with a version over ``limit`` bytes was read without contents: it
+    has no lines and no markers, so it is resolved whole, like a binary one.
+    """
     found: dict[str, GitObject | None] = {}
     for side in _SIDES:
         stage: Stage | None = getattr(group, side)
         found[side] = _blob(objects, stage.oid) if stage is not None else None
     result = _blob(objects, result_name(tree, group))
+    too_large = _too_large((*found.values(), result), limit)
     binary = (
         group.type == "binary"
         or group.binary_reported
@@ -114,7 +133,7 @@ def draft(group: ConflictGroup, objects: Objects, tree: str, dev: str, main: str
             parsed = None
     labelled = (parsed.dev_path, parsed.main_path, parsed.base_path) if parsed else ()
     paths = tuple(dict.fromkeys([*group.paths, *(p for p in labelled if p is not None)]))
-    return Draft(group, texts, result, parsed, binary, decodable, paths)
+    return Draft(group, texts, result, parsed, binary, decodable, paths, too_large)
 
 
 def head_names(draft: Draft, head: str) -> list[str]:
@@ -122,7 +141,9 @@ def head_names(draft: Draft, head: str) -> list[str]:
     return [f"{head}:{path}" for path in draft.paths]
 
 
-def finish(draft: Draft, objects: Objects, head: str | None) -> ConflictFile:
+def finish(
+    draft: Draft, objects: Objects, head: str | None, limit: int | None = None
+) -> ConflictFile:
     """Pair the draft with the head's version and classify the resolution."""
     group = draft.group
     gitlink = group.type == "submodule"
@@ -133,13 +154,14 @@ def finish(draft: Draft, objects: Objects, head: str | None) -> ConflictFile:
     head_path = next((path for path, blob in at_head.items() if blob is not None), None)
     head_blob = at_head[head_path] if head_path is not None else None
     binary = draft.binary or _is_binary(head_blob)
+    too_large = max(draft.too_large, _too_large([head_blob], limit))
     decodable = draft.decodable and not binary
     head_lines = None
     if head_blob is not None and head_blob.content is not None and not binary:
         text, ok = decode_text(head_blob.content)
         head_lines, decodable = split_lines(text), decodable and ok
     segments = None
-    if draft.parsed is not None:
+    if draft.parsed is not None and not too_large:
         absent: Resolution = (
             "unresolved" if head is None else "deleted" if not head_blob else "custom"
         )
@@ -174,6 +196,7 @@ def finish(draft: Draft, objects: Objects, head: str | None) -> ConflictFile:
         head_lines=tuple(head_lines) if head_lines is not None else None,
         resolution=resolution,
         file_key=file_key(group.type, hunk_keys, dev_blob, main_blob),
+        too_large=too_large,
     )
 
 

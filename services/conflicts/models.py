@@ -154,7 +154,8 @@ class ConflictFile:
     Paths are raw (see the module docstring): use :attr:`display_path` to show one.
     ``segments`` is None when the file can only be resolved whole: binary
     content, or a conflict git reported without markers (modify/delete, a
-    ``merge=binary`` attribute, a symlink, a renamed file with no content clash).
+    ``merge=binary`` attribute, a symlink, a renamed file with no content clash)
+    or a version too large to read (``too_large``).
     """
 
     path: str  # where merge-tree put the file (dev's name for a rename/rename)
@@ -177,6 +178,9 @@ class ConflictFile:
     head_lines: tuple[str, ...] | None  # the head's whole file, for the result pane
     resolution: Resolution
     file_key: str
+    # The size in bytes of its largest version when that is over the large-file
+    # limit (0: none is): such a file is compared by blob id, never read whole.
+    too_large: int = 0
 
     @property
     def hunks(self) -> tuple[Hunk, ...]:
@@ -188,7 +192,7 @@ class ConflictFile:
     @property
     def whole_file_only(self) -> bool:
         """Whether only a whole-file choice can resolve it (no hunk-level view)."""
-        return self.segments is None or self.binary or not self.decodable
+        return self.segments is None or self.binary or not self.decodable or bool(self.too_large)
 
     @property
     def display_path(self) -> str:

@@ -6,15 +6,17 @@ markers, so the base is known), and each conflict is paired with what the
 head (merge + repair) holds. For a sync not built yet, dev base and slice tip
 are merged and there is no head to read.
 
-Cost, whatever the number of conflicted files: one ``merge-tree``, one
-``cat-file --batch-command`` that reads every stage blob, every conflicted
-file of the result tree and every head version, and then Python. (A second
-``cat-file`` runs only when a renamed file's markers name a path the head may
-hold that merge-tree's messages did not mention.) Conflicted
-files are read from merge-tree's *result tree* (labelled markers, renames
-applied), never by merging stage blobs again. merge-tree writes its objects
-to a scratch store (:func:`syncdesk.services.git.objects.scratch_objects`), so reading
-the conflicts leaves the repository untouched.
+Cost, whatever the number of conflicted files: one ``merge-tree``, two
+``cat-file --batch-command`` (one asks the objects' sizes, one reads every
+stage blob, every conflicted file of the result tree and every head version)
+and then Python. (One more ``cat-file`` runs only when a renamed file's
+markers name a path the head may hold that merge-tree's messages did not
+mention.) Conflicted files are read from merge-tree's *result tree* (labelled
+markers, renames applied), never by merging stage blobs again. A file with a
+version over the large-file limit (:attr:`Git.large_file_limit`) is not read:
+it is resolved whole, by blob id. merge-tree writes its objects to a scratch
+store (:func:`syncdesk.services.git.objects.scratch_objects`), so reading the
+conflicts leaves the repository untouched.
 """
 
 from __future__ import annotations
@@ -51,12 +53,14 @@ def read_conflicts(git: Git, dev_side: str, main_side: str, head: str | None) ->
         output = merge_tree(git, dev_sha, main_sha, env)
         groups = group_conflicts(output)
         contents, infos = _wanted(groups, output.tree, head_sha)
-        objects = read_objects(git, contents, infos, env=env)
-        drafts = [draft(group, objects, output.tree, dev_sha, main_sha) for group in groups]
+        # Versions over the limit come without content: their files are resolved whole.
+        limit = git.large_file_limit
+        objects = read_objects(git, contents, infos, env=env, limit=limit)
+        drafts = [draft(group, objects, output.tree, dev_sha, main_sha, limit) for group in groups]
         if head_sha is not None:
             objects |= _more_head_versions(git, drafts, head_sha, objects, env)
             objects |= _head_gitlinks(git, groups, head_sha)
-    files = tuple(finish(one, objects, head_sha) for one in drafts)
+    files = tuple(finish(one, objects, head_sha, limit) for one in drafts)
     grouped = {path for one in drafts for path in one.paths}
     loose = tuple(
         visible(message.text)
@@ -111,4 +115,4 @@ def _more_head_versions(
 ) -> Objects:
     """The head's versions under names only the markers revealed (a second, rare read)."""
     missing = [name for one in drafts for name in head_names(one, head) if name not in objects]
-    return read_objects(git, missing, env=env) if missing else {}
+    return read_objects(git, missing, env=env, limit=git.large_file_limit) if missing else {}

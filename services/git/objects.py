@@ -49,11 +49,21 @@ def read_objects(
     contents: Sequence[str],
     infos: Sequence[str] = (),
     env: dict[str, str] | None = None,
+    *,
+    limit: int | None = None,
 ) -> dict[str, GitObject | None]:
     """Each named object (``contents`` with its bytes, ``infos`` without); None if missing.
 
     Names are anything ``git rev-parse`` takes (an object id, ``<commit>:<path>``).
+    With ``limit``, an object larger than ``limit`` bytes comes without its
+    content (see :func:`withheld`): its size is asked first, with one more
+    ``cat-file`` process, so a huge blob is never read into memory.
     """
+    if limit is not None and contents:
+        sizes = read_objects(git, (), contents, env)
+        oversized = {name for name, found in sizes.items() if found and found.size > limit}
+        contents = [name for name in contents if name not in oversized]
+        infos = [*infos, *oversized]
     requests = [("contents", name) for name in dict.fromkeys(contents)]
     requests += [("info", name) for name in dict.fromkeys(infos) if name not in contents]
     # cat-file reads one name a line: a path holding a newline is looked up in its
@@ -108,13 +118,22 @@ def _ids_of_newline_paths(
     return found
 
 
-def read_contents(git: Git, names: Iterable[str], kind: str | None = None) -> dict[str, bytes]:
+def withheld(found: GitObject | None, limit: int | None) -> bool:
+    """Whether ``found`` came without its content because it is over ``limit`` bytes."""
+    return found is not None and limit is not None and found.size > limit
+
+
+def read_contents(
+    git: Git, names: Iterable[str], kind: str | None = None, *, limit: int | None = None
+) -> dict[str, bytes]:
     """The content of each named object that exists (of type ``kind`` if given), by name.
 
     Objects are printed as stored: no textconv, no smudge filter, the bytes
-    ``git show <rev>:<path>`` prints for a blob.
+    ``git show <rev>:<path>`` prints for a blob. With ``limit``, an object
+    over ``limit`` bytes is left out, as a missing one is: ask for sizes
+    first (:func:`read_objects` with ``infos``) where the difference matters.
     """
-    found = read_objects(git, list(dict.fromkeys(names)))
+    found = read_objects(git, list(dict.fromkeys(names)), limit=limit)
     return {
         name: item.content
         for name, item in found.items()

@@ -96,6 +96,13 @@ def parse_version(output: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
+# The default size over which a file is compared by blob id and never read
+# whole: split into lines and diffed in Python, a file takes 30-40 times its
+# size in memory (a 50 MB one, 1.6-2.2 GB). Megatron-LM's largest files, golden
+# values, are about 3 MB. The ``large_file_limit`` setting changes it.
+LARGE_FILE_LIMIT = 8 * 1024 * 1024
+
+
 class Git:
     """Runs git commands in one repository.
 
@@ -103,9 +110,14 @@ class Git:
     (over the inherited one; a call's own ``env`` goes over both): a caller
     that must not depend on the user's git configuration passes one here
     instead of on every call.
+
+    ``large_file_limit`` is the size in bytes over which readers of file
+    contents (the conflicts, the audit) take a blob by its id only: one value
+    per repository handle, so every reader agrees on which files those are.
     """
 
     def __init__(self, path: Path, *, env: Mapping[str, str] | None = None) -> None:
+        self.large_file_limit = LARGE_FILE_LIMIT
         self._env = {**_ENV, **(env or {})}
         self.git_dir, self.work_tree = _discover(path, self._env)
         # From here on git is told where the repository is (--git-dir): git's own

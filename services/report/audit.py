@@ -60,6 +60,18 @@ def hook_line(audit: Audit) -> str:
     return f"the pre-push hook reports {len(hook)} lines in {files} files: {spread or 'none'}"
 
 
+def byte_size(size: int) -> str:
+    """A size in bytes as people read it: ``58.9 MB`` (decimal units, as ``ls -h --si``)."""
+    if size < 1000:
+        return f"{size} bytes"
+    value = size / 1000
+    for unit in ("kB", "MB"):
+        if value < 1000:
+            return f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} GB"
+
+
 def audit_text(audit: Audit | None) -> list[str]:
     """The audit's lines for the plain-text report."""
     if audit is None:
@@ -67,12 +79,16 @@ def audit_text(audit: Audit | None) -> list[str]:
     raw = f"{audit.raw_count} raw lines in {audit.raw_files} files"
     ignored = f"{audit.ignored_trivial} trivial and {audit.ignored_binary} binary ignored"
     data = sum(d.lines for d in audit.data_files)
+    large = [
+        f"  too large  {one_line(f.path)}: {byte_size(f.size)}, not read" for f in audit.too_large
+    ]
     lines = [
         f"Audit        {judged_line(audit)}",
         f"  {raw}; {ignored}; {len(audit.data_files)} data file(s) with {data} lines",
         f"  {class_counts(audit)}",
         *([f"  {hook_line(audit)}"] if audit.hook is not None else []),
         *(f"  data  {one_line(d.path)}: {d.lines} lines" for d in audit.data_files),
+        *large,
         *(f"  {block_line(block)}" for block in accident_blocks(audit)),
     ]
     return lines
@@ -93,6 +109,7 @@ def audit_summary_json(audit: Audit | None) -> dict[str, Any] | None:
         "counts": {str(kind): counts[kind] for kind in CLASS_ORDER},
         "accident_blocks": audit.blocks,
         "data_files": [{"path": one_line(d.path), "lines": d.lines} for d in audit.data_files],
+        "too_large": [{"path": one_line(f.path), "bytes": f.size} for f in audit.too_large],
         "hook": None
         if audit.hook is None
         else {

@@ -176,6 +176,7 @@ def _conflict_json(
         "old_paths": [one_line(path) for path in conflict.old_paths],
         "type": conflict.type,
         "binary": conflict.binary,
+        "too_large": conflict.too_large or None,
         "hunks": len(conflict.hunks),
         "resolution": conflict.resolution,
         "hunk_resolutions": [hunk.resolution for hunk in conflict.hunks],

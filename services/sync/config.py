@@ -18,6 +18,7 @@ from typing import Any
 import platformdirs
 
 from syncdesk.services.errors import ConfigError
+from syncdesk.services.git.runner import LARGE_FILE_LIMIT
 
 REPO_CONFIG_NAME = ".syncdesk.toml"
 
@@ -38,6 +39,9 @@ DEFAULT_OVERRIDE_FROM_MAIN = (
 )
 # Files the audit counts per file instead of line by line: lock files, golden values.
 DEFAULT_AUDIT_DATA_FILES = ("*.lock", "*.json", "*.jsonl", "*.csv", "*.tsv", "*.svg")
+# A file larger than this (any side of it) is compared by blob id, never read
+# line by line (see services.git.runner.LARGE_FILE_LIMIT).
+DEFAULT_LARGE_FILE_LIMIT = LARGE_FILE_LIMIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,7 @@ class Config:
     keep_dev: tuple[str, ...] = DEFAULT_KEEP_DEV
     override_from_main: tuple[str, ...] = DEFAULT_OVERRIDE_FROM_MAIN
     audit_data_files: tuple[str, ...] = DEFAULT_AUDIT_DATA_FILES
+    large_file_limit: int = DEFAULT_LARGE_FILE_LIMIT  # bytes
     # The pull request side. github_repo "" means: from the remote's URL.
     github_repo: str = ""
     github_api_url: str = "https://api.github.com"
@@ -85,7 +90,7 @@ _LIST_KEYS = {
     "ci_required",
     "ci_exempt",
 }
-_INT_KEYS = {"slice_size"}
+_INT_KEYS = {"slice_size", "large_file_limit"}
 KNOWN_KEYS = frozenset(_STRING_KEYS | _OPTIONAL_STRING_KEYS | _LIST_KEYS | _INT_KEYS)
 # Where the token is sent, which repository syncdesk posts to, and where a push
 # goes: a cloned repository's own file must never choose that (a change merged

@@ -69,6 +69,7 @@ def open_sync(options: SyncOptions, user_config: Path | None = None) -> SyncSess
         dev_branch=options.dev,
         slice_size=options.slice_size,
     )
+    git.large_file_limit = config.large_file_limit
     head_name = options.head or "HEAD"
     refs = SyncRefs(
         head_name=one_line(head_name),

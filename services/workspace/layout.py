@@ -136,6 +136,17 @@ def decide_file(
     return Decided(choose_file(state, conflict.path, choice), blobs)
 
 
+def decide_side_by_id(state: SyncState, conflict: ConflictFile, action: Action) -> Decided:
+    """Resolve a file too large to read as one side's version, named by its blob id.
+
+    Nothing is read or stored: the blob is one the sync merge's parents hold
+    (deleted if that side has none).
+    """
+    blob = conflict.dev_blob if action is Action.DEV else conflict.main_blob
+    final = action if blob is not None else Action.DELETED
+    return Decided(choose_file(state, conflict.path, FileChoice(final, blob)), {})
+
+
 def decide_submodule(state: SyncState, conflict: ConflictFile, action: Action) -> Decided:
     """Resolve a submodule conflict as one side's commit (deleted if that side has none).
 

@@ -79,6 +79,7 @@ def _drawable(conflict: ConflictFile) -> bool:
         and not conflict.binary
         and conflict.decodable
         and conflict.type != "submodule"
+        and not conflict.too_large  # never read whole: see ConflictFile.too_large
     )
 
 

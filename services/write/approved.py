@@ -63,7 +63,8 @@ def changes_for(
     wanted: set[str] = set()
     for conflict in files:
         wanted |= state.decisions(conflict.path).blobs()
-        wanted |= {b for b in (conflict.dev_blob, conflict.main_blob, conflict.head_blob) if b}
+        if not conflict.too_large:  # taken whole by blob id: never read (see _too_large)
+            wanted |= {b for b in (conflict.dev_blob, conflict.main_blob, conflict.head_blob) if b}
     blobs = read_contents(git, wanted, "blob")
     texts = {oid: tuple(bytes_to_lines(data)) for oid, data in blobs.items()}
     changes = []
@@ -73,6 +74,11 @@ def changes_for(
             if target != conflict.head_blob:
                 path = conflict.head_path or conflict.path
                 changes.append(FileChange(path, None, gitlink=target))
+            continue
+        if conflict.too_large:
+            change = _too_large(conflict, state, session)
+            if change is not None:
+                changes.append(change)
             continue
         content = _content(conflict, state, session, blobs, texts)
         current = blobs.get(conflict.head_blob) if conflict.head_blob else None
@@ -105,6 +111,29 @@ def _content(
         # Approved as the head has it: nothing to change.
         return blobs.get(conflict.head_blob) if conflict.head_blob else None
     return encode_text("".join(layout(conflict, decisions, texts, policy).lines))
+
+
+def _too_large(conflict: ConflictFile, state: SyncState, session: SyncSession) -> FileChange | None:
+    """A file too large to read, resolved whole: its new blob named by id, or None if unchanged.
+
+    Its choices are whole sides (a blob the sync merge's parents hold) or the
+    head's file as it is; nothing about it is ever read.
+    """
+    decisions = state.decisions(conflict.path)
+    whole = decisions.whole_file
+    side = whole_file_action(decisions, policy_for(conflict.path, session.config))
+    if whole is not None:
+        blob = None if whole.action is Action.DELETED else whole.blob
+    elif side is Action.DEV:
+        blob = conflict.dev_blob
+    elif side is Action.MAIN:
+        blob = conflict.main_blob
+    else:  # approved as the head has it
+        blob = conflict.head_blob
+    if blob == conflict.head_blob:
+        return None
+    path = conflict.head_path or conflict.path
+    return FileChange(path, None, conflict.mode, blob=blob)
 
 
 def _submodule_commit(conflict: ConflictFile, state: SyncState, session: SyncSession) -> str | None:

@@ -50,7 +50,7 @@ def preview_checks(git: Git, plan: RepairPlan, keep_dev: Sequence[str]) -> tuple
         for path, (_, new) in changed.items()
         if new is not None and is_python(path) and new.mode != "120000"
     }
-    blobs = read_contents(git, set(python.values()), "blob")
+    blobs = read_contents(git, set(python.values()), "blob", limit=git.large_file_limit)
     for path, oid in sorted(python.items()):
         source = blobs.get(oid)
         if source is not None and len(source) <= COMPILE_LIMIT:

@@ -22,13 +22,16 @@ class FileChange:
     (``100644`` for a file the head does not have); else ``100644``,
     ``100755`` or ``120000`` (a symlink, whose content is its target).
     ``gitlink`` makes the path a submodule at that commit instead (``content``
-    and ``mode`` unused).
+    and ``mode`` unused). ``blob`` names a blob the repository holds as the
+    file's content instead of ``content`` (a file too large to read: one
+    side's version, taken whole).
     """
 
     path: str
     content: bytes | None
     mode: str | None = None
     gitlink: str | None = None
+    blob: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -245,8 +245,13 @@ def diff_stat(git: Git, old: str, new: str) -> str:
 
 
 def diff_text(git: Git, old: str, new: str, limit: int = PATCH_LIMIT) -> str:
-    """``--stat`` and patch of ``old`` -> ``new``, cut after ``limit`` bytes at a line end."""
-    out = git.run([*_DIFF, "-p", "--stat=100", old, new]).stdout
+    """``--stat`` and patch of ``old`` -> ``new``, cut after ``limit`` bytes at a line end.
+
+    A file over the large-file limit shows as "Binary files differ": git treats
+    a blob over ``core.bigFileThreshold`` as binary, so its patch is never made.
+    """
+    big = f"core.bigFileThreshold={git.large_file_limit}"
+    out = git.run(["-c", big, *_DIFF, "-p", "--stat=100", old, new]).stdout
     if len(out) > limit:
         cut = out.rfind(b"\n", 0, limit) + 1
         out = out[:cut] + (
@@ -296,7 +301,7 @@ def _edits(
                 edits[change.path] = link
                 written.append((change.path, "submodule updated" if before else "submodule added"))
             continue
-        if change.content is None:
+        if change.content is None and change.blob is None:
             if before is not None:
                 edits[change.path] = None
                 written.append((change.path, "deleted"))
@@ -304,7 +309,9 @@ def _edits(
         mode = change.mode or (before.mode if before is not None else "100644")
         if mode not in FILE_MODES:  # a submodule (160000) is not a file to write
             raise ServiceError(f"cannot write {visible(change.path)}: it is not a file at the head")
-        entry = Entry(mode, write_blob(git, change.content))
+        oid = change.blob if change.content is None else write_blob(git, change.content)
+        assert oid is not None  # content or blob: a deletion returned above
+        entry = Entry(mode, oid)
         if entry == before:
             continue
         edits[change.path] = entry

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.filesize import decimal
 from textual.content import Content
 
 from syncdesk.services.audit.lost_lines import LostLine
@@ -96,7 +97,13 @@ def _whole_file_lines(conflict: ConflictFile, data: WorkspaceData) -> list[Part]
         parts.append(f", the head {head}. D takes dev's commit, M takes main's.")
     else:
         parts.append("\nWhole-file choice only (")
-        if conflict.binary or not conflict.decodable:
+        if conflict.too_large:
+            # Never read: its lines would take tens of times its size in memory.
+            parts.append(
+                f"{decimal(conflict.too_large)}, over the large_file_limit setting: "
+                "compared by blob id, not shown"
+            )
+        elif conflict.binary or not conflict.decodable:
             parts.append("binary" if conflict.binary else "not UTF-8: nothing to show")
         else:
             parts.append("no hunks: each side's whole file is shown below")
