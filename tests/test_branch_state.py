@@ -164,3 +164,36 @@ def test_modify_delete_kept_as_modified_is_listed(repo):
     stats = line_stats(Git(repo.path), dev_base, merge, merge)
     assert stats.remerge_diff_files == ("legacy.py",)
     assert set(stats.remerge_diff_files) == remerge_diff_headers(repo, merge)
+
+
+def test_the_report_lists_the_same_remerge_files_merging_the_parents_once(
+    repo, monkeypatch
+) -> None:
+    """The report adds the conflicts it read to the list, instead of a third merge of its own."""
+    from pathlib import Path
+
+    from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+
+    repo.commit("base", {"legacy.py": "def old():\n    return 1\n", "other.py": "X = 1\n"})
+    repo.checkout("dev", "main")
+    dev_version = "def old():\n    return 2  # dev still uses it\n"
+    dev_base = repo.commit("dev: keep legacy alive", {"legacy.py": dev_version})
+    repo.checkout("main")
+    repo.commit("Remove legacy (#1)", {"legacy.py": None})
+    slice_tip = repo.commit("Touch other (#2)", {"other.py": "X = 2\n"})
+    repo.checkout("sync", dev_base)
+    merge = repo.merge(slice_tip, "Sync", resolve={"legacy.py": dev_version})
+    alone = line_stats(Git(repo.path), dev_base, merge, merge)
+    session = open_sync(SyncOptions(repo=repo.path, head="sync"), user_config=Path("/nonexistent"))
+    merges: list[list[str]] = []
+    run = Git.run
+
+    def recording(self, args, **kwargs):
+        if "merge-tree" in args:
+            merges.append(list(args))
+        return run(self, args, **kwargs)
+
+    monkeypatch.setattr(Git, "run", recording)
+    report = load_report(session, detail=False)
+    assert report.stats.remerge_diff_files == alone.remerge_diff_files == ("legacy.py",)
+    assert len(merges) == 1

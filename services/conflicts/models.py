@@ -211,6 +211,8 @@ class ConflictSet:
     clean: bool  # merge-tree's exit status said so (the file list alone cannot)
     files: tuple[ConflictFile, ...]
     messages: tuple[str, ...]  # conflict messages about no conflicted file (sanitized)
+    # Every path merge-tree listed with index stages (raw): what ``merge-tree --name-only`` prints.
+    stage_paths: tuple[str, ...] = ()
 
     def file(self, path: str) -> ConflictFile | None:
         """The conflict at ``path`` (or with ``path`` among its old paths)."""

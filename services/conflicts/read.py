@@ -67,7 +67,9 @@ def read_conflicts(git: Git, dev_side: str, main_side: str, head: str | None) ->
         for message in output.messages
         if message.type.startswith("CONFLICT") and not grouped.intersection(message.paths)
     )
-    return ConflictSet(dev_sha, main_sha, head_sha, output.tree, output.clean, files, loose)
+    return ConflictSet(
+        dev_sha, main_sha, head_sha, output.tree, output.clean, files, loose, tuple(output.stages)
+    )
 
 
 def _full(git: Git, rev: str) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from syncdesk.services.errors import GitCommandError
 from syncdesk.services.git.objects import scratch_objects
@@ -74,12 +75,21 @@ def protected_files(
     )
 
 
-def line_stats(git: Git, dev_base: str, head: str, merge: str | None) -> Stats:
+def line_stats(
+    git: Git,
+    dev_base: str,
+    head: str,
+    merge: str | None,
+    conflicted: Iterable[str] | None = None,
+) -> Stats:
     """Python line stats from the dev base to the head, and the remerge-diff file list.
 
     ``show --remerge-diff`` re-merges the merge's parents and diffs the result
     against the recorded merge: it lists what the human resolution changed,
     including files git would have merged cleanly but the resolution altered.
+    ``conflicted`` is what re-merging the parents lists as conflicted, when
+    the caller has it (``ConflictSet.stage_paths``); None: merged again here.
+    Pass ``()`` and :func:`with_conflicted` later to overlap the two merges.
     """
     stats = parse_numstat(
         git.fields("diff", "--numstat", "-z", "--no-renames", dev_base, head, "--", "*.py")
@@ -98,14 +108,25 @@ def line_stats(git: Git, dev_base: str, head: str, merge: str | None) -> Stats:
         # --name-only drops the files remerge-diff shows by their conflict header alone:
         # a conflict resolved exactly as the re-merge left it (a modify/delete kept as
         # modified). Re-merging the parents names every conflicted file.
-        listed = {*names, *_conflicted_files(git, merge)}
-        remerge = tuple(sorted(one_line(name) for name in listed if name.strip()))
+        if conflicted is None:
+            conflicted = _conflicted_files(git, merge)
+        remerge = _names([*names, *conflicted])
     return Stats(
         python_added=sum(s.added or 0 for s in stats),
         python_deleted=sum(s.deleted or 0 for s in stats),
         python_files=len(stats),
         remerge_diff_files=remerge,
     )
+
+
+def with_conflicted(stats: Stats, conflicted: Iterable[str]) -> Stats:
+    """``stats`` with the conflicted files added to its remerge-diff list (see line_stats)."""
+    return replace(stats, remerge_diff_files=_names([*stats.remerge_diff_files, *conflicted]))
+
+
+def _names(paths: Iterable[str]) -> tuple[str, ...]:
+    """Paths made safe to show, once each, sorted (``one_line`` keeps a shown name unchanged)."""
+    return tuple(sorted({one_line(name) for name in paths if name.strip()}))
 
 
 def _conflicted_files(git: Git, merge: str) -> list[str]:

@@ -23,7 +23,12 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.anatomy import check_anatomy, find_sync_merge
-from syncdesk.services.sync.branch_state import dev_advanced, line_stats, protected_files
+from syncdesk.services.sync.branch_state import (
+    dev_advanced,
+    line_stats,
+    protected_files,
+    with_conflicted,
+)
 from syncdesk.services.sync.commits import commit_details
 from syncdesk.services.sync.config import Config, load_config, with_overrides
 from syncdesk.services.sync.models import CommitDetails, SyncRefs, SyncReport
@@ -159,7 +164,9 @@ def load_report(
     with Ahead() as ahead:
         advanced = ahead.ask(dev_advanced, git, dev_base, refs.dev, refs.head)
         protected = ahead.ask(protected_files, git, refs.head, dev_base, config.keep_dev)
-        stats = ahead.ask(line_stats, git, dev_base, refs.head, merge.sha if merge else None)
+        # The remerge-diff list needs the conflicted files: the conflicts read below,
+        # added after, so the parents are merged twice (remerge-diff, here), not three times.
+        stats = ahead.ask(line_stats, git, dev_base, refs.head, merge.sha if merge else None, ())
         steps("Reading the conflicts")
         conflicts = None
         if merge is not None:
@@ -182,7 +189,10 @@ def load_report(
             )  # fmt: skip
         steps("Checking whether dev moved on and the protected files")
         attribution = blamed.result() if blamed is not None else None
-        branch = advanced.result(), protected.result(), stats.result()
+        remerged = stats.result()
+        if merge is not None and conflicts is not None:
+            remerged = with_conflicted(remerged, conflicts.stage_paths)
+        branch = advanced.result(), protected.result(), remerged
     return SyncReport(
         repo=session.repo_path,
         refs=refs,
