@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_audit.py $(if $(REPO),--repo $(REPO) --head $(HEAD))
 	$(BIN)/python bench/bench_sync.py $(if $(REPO),--repo $(REPO) --head $(HEAD)) \
 		$(if $(DEV),--dev $(DEV)) $(if $(MAIN),--main $(MAIN))
+	$(BIN)/python bench/bench_huge.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -74,3 +74,23 @@ def test_write_docs_replaces_only_its_own_labels_block(bench, tmp_path):
     text = docs.read_text()
     assert text.index("table two") < text.index("table four") < text.index("## Later")
     assert text.endswith("## Later\n\nmore\n")
+
+
+def test_the_huge_world_conflicts_in_its_file_and_the_repair_changes_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """bench_huge.py's world, at 3,000 lines instead of 850,000: the shape its figures rely on."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    huge = importlib.import_module("bench_huge")
+    world = huge.build(tmp_path / "huge", rows=3_000)
+    git = Git(world.repo)
+    merge = git.text("rev-parse", f"{world.head}^").strip()
+    assert git.lines("rev-parse", f"{merge}^1", f"{merge}^2") == [world.dev_base, world.slice_tip]
+    listed = git.run(
+        ["merge-tree", "--write-tree", "--name-only", world.dev_base, world.slice_tip], check=False
+    )
+    assert listed.status == 1 and huge.HUGE in listed.text.splitlines()[1:]
+    assert git.lines("diff", "--name-only", merge, world.head) == ["README.md", huge.HUGE]
+    size = int(git.text("cat-file", "-s", f"{world.dev_base}:{huge.HUGE}"))
+    assert world.largest >= size and world.rows == 3_000
+    assert huge.build(tmp_path / "huge", rows=3_000) == world  # reused, not rebuilt

@@ -73,9 +73,12 @@ def write_lines(git: Git, lines: Sequence[str]) -> str:
     return write_blob(git, data)
 
 
-def read_blobs(git: Git, oids: Iterable[str]) -> dict[str, bytes]:
-    """The content of each blob in ``oids`` that exists, with one ``cat-file`` process."""
-    return read_contents(git, (oid for oid in oids if is_oid(oid)), "blob")
+def read_blobs(git: Git, oids: Iterable[str], *, limit: int | None = None) -> dict[str, bytes]:
+    """The content of each blob in ``oids`` that exists, with one ``cat-file`` process.
+
+    With ``limit``, a blob over ``limit`` bytes is left out (see ``read_objects``).
+    """
+    return read_contents(git, (oid for oid in oids if is_oid(oid)), "blob", limit=limit)
 
 
 def read_lines(git: Git, oid: str) -> list[str]:

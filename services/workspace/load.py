@@ -95,7 +95,9 @@ def load_workspace(
     blobs |= {blob for f in conflicts.files for blob in shown_blobs(f)}  # whole files, to show
     blobs |= {s.blob for s in file_suggestions.values() if s.blob is not None}
     blobs |= {s.blob for found in suggestions.values() for s in found if s.blob is not None}
-    texts = {oid: tuple(bytes_to_lines(data)) for oid, data in read_blobs(git, blobs).items()}
+    # A file over the large-file limit is shown and written by blob id: its texts are not read.
+    contents = read_blobs(git, blobs, limit=git.large_file_limit)
+    texts = {oid: tuple(bytes_to_lines(data)) for oid, data in contents.items()}
     data = WorkspaceData(
         conflicts, loaded, branch, texts, suggestions, file_suggestions, None, store
     )

@@ -62,8 +62,8 @@ def changes_for(
     """The final content of ``files`` under ``state``'s decisions, where it differs from head."""
     wanted: set[str] = set()
     for conflict in files:
-        wanted |= state.decisions(conflict.path).blobs()
         if not conflict.too_large:  # taken whole by blob id: never read (see _too_large)
+            wanted |= state.decisions(conflict.path).blobs()
             wanted |= {b for b in (conflict.dev_blob, conflict.main_blob, conflict.head_blob) if b}
     blobs = read_contents(git, wanted, "blob")
     texts = {oid: tuple(bytes_to_lines(data)) for oid, data in blobs.items()}
