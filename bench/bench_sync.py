@@ -316,6 +316,7 @@ class Desk:
     """The TUI child's rounds."""
 
     first_paint: list[float] = field(default_factory=list)
+    slice_early: list[float] = field(default_factory=list)  # the slice and verdict painted
     slice_loaded: list[float] = field(default_factory=list)
     workspace: list[float] = field(default_factory=list)
     audited: list[float] = field(default_factory=list)  # the workspace's audit, when it comes later
@@ -363,6 +364,8 @@ def desk_round(target: Target, desk: Desk, scratch: Path) -> None:
     stamps = found["stamps"]
     desk.first_paint.append(stamps["slice_first_paint"] - began)
     desk.slice_loaded.append(stamps["slice_painted"] - began)
+    if "slice_early_painted" in stamps:
+        desk.slice_early.append(stamps["slice_early_painted"] - began)
     desk.workspace.append(stamps["workspace_painted"] - stamps["workspace_pressed"])
     if "workspace_audit_painted" in stamps:
         desk.audited.append(stamps["workspace_audit_painted"] - stamps["workspace_pressed"])
@@ -594,6 +597,9 @@ def desk_rows(desk: Desk, report_rss: list[float]) -> list[Row]:
 
     if desk.first_paint:
         absolute("6. desk: first paint, from process start", desk.first_paint, FIRST_PAINT)
+        if desk.slice_early:
+            absolute("6. desk: the slice and its verdict shown, from process start",
+                     desk.slice_early, SLICE_LOADED)  # fmt: skip
         absolute("6. desk: all Slice panels loaded, from process start", desk.slice_loaded,
                  SLICE_LOADED)  # fmt: skip
         absolute("6. desk: conflict workspace loaded, from `c`", desk.workspace, WORKSPACE_OPEN)

@@ -117,6 +117,20 @@ def _stamp_audit() -> None:
     setattr(WorkspaceScreen, "on_worker_state_changed", on_worker_state_changed)  # noqa: B010
 
 
+def _stamp_early() -> None:
+    """Record when the Slice screen shows the slice and its verdict (before the merges)."""
+    original = getattr(SliceScreen, "_early", None)
+    if original is None:  # a Slice screen that paints everything at once
+        return
+
+    def early(self: Any, *args: Any) -> None:
+        original(self, *args)
+        stamp("slice_early")
+        self.call_after_refresh(stamp, "slice_early_painted")
+
+    setattr(SliceScreen, "_early", early)  # noqa: B010
+
+
 def _stamp_mounted(screen_class: type[Any], name: str) -> None:
     """Record when ``screen_class`` is first painted (its loading bar, before any facts)."""
     original = screen_class.on_mount
@@ -140,6 +154,7 @@ def _record_failures() -> None:
 
 
 _stamp_loaded(SliceScreen, "slice")
+_stamp_early()
 _stamp_loaded(WorkspaceScreen, "workspace")
 _stamp_mounted(SliceScreen, "slice")
 _stamp_worker(SliceScreen, "slice")

@@ -8,13 +8,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import DataTable, Header
 
 from syncdesk.screens.branch_writes import written_message
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.desk import DeskScreen
 from syncdesk.services.progress import Steps
-from syncdesk.services.sync.models import SyncReport
+from syncdesk.services.sync.models import Anatomy, Slice, SyncReport
 from syncdesk.services.sync.session import SyncSession, load_report, reopen
 from syncdesk.services.workspace.approvals import approved_count
 from syncdesk.services.write.session import (
@@ -35,6 +36,15 @@ from syncdesk.tui.widgets.sync_summary import SyncSummary
 
 # What the Slice screen reads: the session, the report, and how many files are approved.
 SliceLoaded = tuple[SyncSession, SyncReport, int | None]
+
+
+class SliceEarly(Message):
+    """The slice and its anatomy, read before the merges (posted from the load's thread)."""
+
+    def __init__(self, the_slice: Slice, anatomy: Anatomy) -> None:
+        super().__init__()
+        self.slice = the_slice
+        self.anatomy = anatomy
 
 
 class SliceScreen(DeskScreen[SliceLoaded]):
@@ -80,10 +90,25 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         # The refs are resolved anew, so a reload after a write, an undo or an
         # outside change shows where they are now.
         session = reopen(self.session)
-        report = load_report(session, steps=steps, detail=False)
+        report = load_report(session, steps=steps, detail=False, early=self._early_from_thread)
         conflicts = report.conflicts
         approved = approved_count(session.git, conflicts) if conflicts is not None else 0
         return session, report, approved
+
+    def _early_from_thread(self, the_slice: Slice, anatomy: Anatomy) -> None:
+        # The slice and the anatomy take a few git commands; the merges after them take
+        # seconds on a real sync. Painted now, the table can be read meanwhile. A message,
+        # not call_from_thread: that would hold the read until the UI has painted.
+        self.post_message(SliceEarly(the_slice, anatomy))
+
+    @on(SliceEarly)
+    def _on_early(self, message: SliceEarly) -> None:
+        self._early(message.slice, message.anatomy)
+
+    def _early(self, the_slice: Slice, anatomy: Anatomy) -> None:
+        self.query_one(SliceTable).show(the_slice)
+        self.query_one(SyncSummary).show_early(the_slice, anatomy)
+        self.query_one(SliceTable).focus()
 
     def loaded(self, result: SliceLoaded) -> None:
         self.session, self.report, self.approved = result

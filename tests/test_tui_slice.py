@@ -207,3 +207,36 @@ async def test_the_command_palette_runs_the_screen_actions(demo_facts: DemoFacts
         await pilot.press("enter")
         commit = await until_loaded(pilot, CommitScreen)
         assert commit.sha == demo_facts.slice[1]
+
+
+async def test_the_slice_is_shown_while_the_conflicts_are_still_read(
+    demo_facts: DemoFacts, monkeypatch: Any
+) -> None:
+    """The slice and its verdict paint first; the merges (seconds on a real sync) come after."""
+    import threading
+
+    from syncdesk.services.conflicts.read import read_conflicts as reading
+
+    release = threading.Event()
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait(timeout=60)
+        return reading(*args, **kwargs)
+
+    monkeypatch.setattr("syncdesk.services.sync.session.read_conflicts", held)
+    app = SyncDeskApp(demo_session(demo_facts))
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(SliceTable)
+        try:
+            await until(pilot, lambda: table.row_count == len(demo_facts.slice), "the slice shown")
+            summary = _summary_text(app)
+            assert "healthy" in summary and "conflicts: reading…" in summary
+            assert "Conflicts" not in summary
+            await pilot.press("down")  # the table answers meanwhile
+            assert table.cursor_row == 1
+        finally:
+            release.set()  # never leave the load's thread waiting
+        await _loaded(pilot)
+        summary = _summary_text(app)
+        assert "reading…" not in summary and "Conflicts" in summary
+        assert table.cursor_row == 1  # the final paint keeps the row the maintainer is on

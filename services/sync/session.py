@@ -9,6 +9,7 @@ progress and let the user cancel.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from syncdesk.services.sync.branch_state import (
 )
 from syncdesk.services.sync.commits import commit_details
 from syncdesk.services.sync.config import Config, load_config, with_overrides
-from syncdesk.services.sync.models import CommitDetails, SyncRefs, SyncReport
+from syncdesk.services.sync.models import Anatomy, CommitDetails, Slice, SyncRefs, SyncReport
 from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.slice import main_line, read_slice
@@ -139,12 +140,15 @@ def load_report(
     steps: Steps = QUIET,
     *,
     detail: bool = True,
+    early: Callable[[Slice, Anatomy], None] | None = None,
 ) -> SyncReport:
     """Gather the slice, anatomy, dev's progress, protected files, stats and conflicts.
 
     With ``detail`` (the full report) the hunks are also blamed and dev's lines
     audited; the Slice screen leaves both to the conflict workspace, which
-    computes them for the file in view.
+    computes them for the file in view. ``early`` is given the slice and the
+    anatomy as soon as they are known (a few git commands in), before the
+    merges that take the rest of the time: a UI paints them meanwhile.
     """
     git, config, refs = session.git, session.config, session.refs
     steps("Finding the sync merge")
@@ -159,6 +163,8 @@ def load_report(
     if merge is not None:
         ours = sync_ours(git, refs.head, merge.sha, merge.dev_base, refs.dev)
     anatomy = check_anatomy(refs.head, merge, line, config.slice_size, head_on_dev, ours)
+    if early is not None:
+        early(the_slice, anatomy)
     # git does most of the work below in processes of its own: the branch checks
     # and the blame run on threads while this one reads the conflicts and audits.
     with Ahead() as ahead:

@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from syncdesk.services.report.facts import conflict_summary, short
-from syncdesk.services.sync.models import SyncReport
+from syncdesk.services.sync.models import Anatomy, Slice, SyncReport
 from syncdesk.services.sync.ours import ours_summary
 from syncdesk.tui.text import counted
 
@@ -27,26 +27,7 @@ def summary_lines(report: SyncReport, approved: int | None = None) -> list[Conte
     unknown), for the line that says what comes next.
     """
     s, anatomy = report.slice, report.anatomy
-    signoffs_missing = sum(1 for c in s.commits if not c.signed_off)
-    signoffs_other = sum(1 for c in s.commits if c.signed_off and not c.signoff_matches_author)
-    lines = [
-        _row("Dev base", short(s.dev_base)),
-        _row("Slice", f"{len(s.commits)} of {s.size} · tip {short(s.tip)}"),
-        _row("Backlog", f"{s.remaining} more on main"),
-        _row("Merge", short(anatomy.merge)),
-        _row("Repair", short(anatomy.repair) if anatomy.repair else "none"),
-    ]
-    ours = ours_summary(anatomy.ours)
-    if ours is not None:  # dev merged in, or several commits: say which are counted as ours
-        lines.append(_row("Ours", ours))
-    lines.append(Content(""))
-    if anatomy.ok:
-        lines.append(_row("Anatomy", ("✓ healthy", f"bold {OK}")))
-    else:
-        lines.append(_row("Anatomy", (f"✗ {len(anatomy.problems)} problem(s)", f"bold {BAD}")))
-        for problem in anatomy.problems:
-            lines.append(Content.assemble(("  • ", BAD), (problem.code, "bold"), ": "))
-            lines.append(Content.assemble("    ", problem.message))
+    lines = slice_lines(s, anatomy)
     advanced = report.dev_advanced
     if not advanced.commits:
         lines.append(_row("Dev", "has not moved since the dev base"))
@@ -68,11 +49,45 @@ def summary_lines(report: SyncReport, approved: int | None = None) -> list[Conte
     lines.append(Content.styled(f"{'':13}{next_step(report, approved)}", MUTED))
     lines.append(_row("Python", report.stats.python_summary))
     lines.append(_row("Remerge-diff", counted(len(report.stats.remerge_diff_files), "file")))
+    return [*lines, *_signoff_lines(s)]
+
+
+def early_lines(s: Slice, anatomy: Anatomy) -> list[Content]:
+    """The panel while the merges are still being read: what the slice and anatomy say."""
+    reading = "dev's progress, protected files and conflicts: reading…"
+    return [*slice_lines(s, anatomy), Content.styled(reading, MUTED), *_signoff_lines(s)]
+
+
+def _signoff_lines(s: Slice) -> list[Content]:
+    signoffs_missing = sum(1 for c in s.commits if not c.signed_off)
+    signoffs_other = sum(1 for c in s.commits if c.signed_off and not c.signoff_matches_author)
     dco_style = OK if signoffs_missing == signoffs_other == 0 else WARN
-    lines.append(
-        _row("Sign-off", (f"{signoffs_missing} missing · {signoffs_other} by another", dco_style))
-    )
-    lines.append(_row("Signed", counted(sum(1 for c in s.commits if c.signed), "commit")))
+    return [
+        _row("Sign-off", (f"{signoffs_missing} missing · {signoffs_other} by another", dco_style)),
+        _row("Signed", counted(sum(1 for c in s.commits if c.signed), "commit")),
+    ]
+
+
+def slice_lines(s: Slice, anatomy: Anatomy) -> list[Content]:
+    """The lines the slice and the anatomy alone give: refs, the verdict and its problems."""
+    lines = [
+        _row("Dev base", short(s.dev_base)),
+        _row("Slice", f"{len(s.commits)} of {s.size} · tip {short(s.tip)}"),
+        _row("Backlog", f"{s.remaining} more on main"),
+        _row("Merge", short(anatomy.merge)),
+        _row("Repair", short(anatomy.repair) if anatomy.repair else "none"),
+    ]
+    ours = ours_summary(anatomy.ours)
+    if ours is not None:  # dev merged in, or several commits: say which are counted as ours
+        lines.append(_row("Ours", ours))
+    lines.append(Content(""))
+    if anatomy.ok:
+        lines.append(_row("Anatomy", ("✓ healthy", f"bold {OK}")))
+    else:
+        lines.append(_row("Anatomy", (f"✗ {len(anatomy.problems)} problem(s)", f"bold {BAD}")))
+        for problem in anatomy.problems:
+            lines.append(Content.assemble(("  • ", BAD), (problem.code, "bold"), ": "))
+            lines.append(Content.assemble("    ", problem.message))
     return lines
 
 
@@ -96,3 +111,7 @@ class SyncSummary(Static):
     def show(self, report: SyncReport, approved: int | None = None) -> None:
         """Render ``report`` (``approved``: conflicted files the maintainer approved)."""
         self.update(Content("\n").join(summary_lines(report, approved)))
+
+    def show_early(self, s: Slice, anatomy: Anatomy) -> None:
+        """Render what the slice and the anatomy say while the rest is read."""
+        self.update(Content("\n").join(early_lines(s, anatomy)))
