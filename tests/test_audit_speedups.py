@@ -176,3 +176,25 @@ def test_plan_restore_is_the_same_with_its_anchors_kept(seed: int) -> None:
         again.append(lines_module.plan_restore(dev, result, n, lost))
         lines_module._anchors.cache_clear()
     assert first == again
+
+
+def test_the_snapshot_holds_each_distinct_line_once(tmp_path: Path) -> None:
+    """dev's, main's and the result's versions of a file share their lines in memory."""
+    from syncdesk.services.audit.sources import read_snapshot
+
+    repo = GitRepo(tmp_path / "r")
+    body = "".join(f"value_{i} = compute({i})\n" for i in range(50))
+    repo.commit("base", {"m.py": body})
+    repo.checkout("dev", "main")
+    dev = repo.commit("dev", {"m.py": body + "dev_only = 1\n"})
+    repo.checkout("main")
+    tip = repo.commit("main", {"m.py": "main_first = 1\n" + body})
+    repo.checkout("sync", dev)
+    head = repo.commit("result", {"m.py": "main_first = 1\n" + body})
+    snapshot = read_snapshot(Git(repo.path), dev, tip, head)
+    (touched,) = snapshot.touched
+    versions = [snapshot.lines(sha) for sha in (touched.dev, touched.main, touched.result)]
+    held: dict[bytes, int] = {}
+    for line in (line for lines in versions for line in lines):
+        assert held.setdefault(line, id(line)) == id(line), line
+    assert sum(map(len, versions)) == 153 and len(held) == 52

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from syncdesk.services.conflicts.models import ConflictSet
+from syncdesk.services.conflicts.models import Common, ConflictSet
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.git.runner import Git, GitResult
@@ -37,6 +37,27 @@ def test_the_merge_commit_alone_records_the_same_resolutions(demo_facts: DemoFac
     assert {c.path: c.resolution for c in conflicts.files} == {
         c.path: c.resolution for c in demo_facts.conflicts
     }
+
+
+def test_equal_lines_of_every_version_are_held_once(demo_facts: DemoFacts) -> None:
+    """The result, the head and the sides share most lines: each is one object in memory."""
+    conflicts = read_conflicts(
+        Git(demo_facts.repo), demo_facts.dev_base, demo_facts.slice_tip, demo_facts.repair
+    )
+    held: dict[str, int] = {}
+    references = 0
+    for conflict in conflicts.files:
+        for segment in conflict.segments or ():
+            parts = (
+                [segment.lines]
+                if isinstance(segment, Common)
+                else [segment.dev, segment.base, segment.main, segment.conflict, segment.head or ()]
+            )
+            for part in (*parts, conflict.head_lines or ()):
+                for line in part:
+                    references += 1
+                    assert held.setdefault(line, id(line)) == id(line), line
+    assert references > 2 * len(held)  # the sharing is worth it on the demo already
 
 
 def test_a_sync_not_built_yet_has_every_conflict_unresolved(demo_facts: DemoFacts) -> None:

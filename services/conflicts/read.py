@@ -60,7 +60,8 @@ def read_conflicts(git: Git, dev_side: str, main_side: str, head: str | None) ->
         if head_sha is not None:
             objects |= _more_head_versions(git, drafts, head_sha, objects, env)
             objects |= _head_gitlinks(git, groups, head_sha)
-    files = tuple(finish(one, objects, head_sha, limit) for one in drafts)
+    canon: dict[str, str] = {}  # one object per distinct line over every file (see finish)
+    files = tuple(finish(one, objects, head_sha, limit, canon) for one in drafts)
     grouped = {path for one in drafts for path in one.paths}
     loose = tuple(
         visible(message.text)
