@@ -46,6 +46,7 @@ from bench_sync import (
     git_version,
     revision,
     run_child,
+    start_spawner,
 )
 
 from syncdesk.services.decisions.models import (
@@ -340,6 +341,7 @@ def main() -> None:
     ]
     subprocess.run(built, check=True)
     world = build(args.dir.resolve(), args.rows)  # reused: facts.json names it
+    start_spawner()
     body = measure(world, args.rounds)
     facts = (
         f"Run of {time.strftime('%Y-%m-%d')} at {revision()}, {git_version()}, "
