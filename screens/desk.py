@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.session import SyncSession
+from syncdesk.tui.memory import release_freed_memory
 from syncdesk.tui.text import error_line
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 
@@ -95,6 +96,7 @@ class DeskScreen(Screen[None], Generic[Loaded]):
                 # skips them; unfrozen when the screen goes (on_unmount), so what
                 # it held can be collected then.
                 gc.freeze()
+                release_freed_memory()  # the read's buffers, freed but still resident
             elif event.state == WorkerState.ERROR and worker.error is not None:
                 bar.fail(error_line(worker.error))
             elif event.state == WorkerState.CANCELLED:

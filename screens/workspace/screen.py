@@ -34,6 +34,7 @@ from syncdesk.services.report.audit import judged_line
 from syncdesk.services.sync.policies import policy_for
 from syncdesk.services.sync.session import SyncSession, reopen
 from syncdesk.services.workspace.load import load_accidents, load_workspace
+from syncdesk.tui.memory import release_freed_memory
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
@@ -172,6 +173,7 @@ class WorkspaceScreen(
         self.data = replace(self.data, audit=audit, dev_files=dev_files)
         self._dev_files.update(dev_files)
         gc.freeze()  # long-lived, like the load's facts (see DeskScreen)
+        release_freed_memory()  # the audit's blobs and lines: 70 MB on a Megatron sync
         if audit.dev and audit.dev != audit.dev_base:
             # dev was merged into the sync branch: say what the accidents are judged on.
             self.notify(f"Audit: {judged_line(audit)}.", markup=False, timeout=10)

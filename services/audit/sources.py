@@ -123,8 +123,8 @@ def read_snapshot(git: Git, dev_base: str, slice_tip: str, head: str) -> Snapsho
 def _too_large(git: Git, *changes: dict[str, Change]) -> dict[str, int]:
     """The paths with a version over the large-file limit, and the largest one's size.
 
-    One ``cat-file --batch-check`` asks every changed blob's size: a huge blob
-    is never read.
+    One ``cat-file`` asks every changed blob's size (``info``, not its
+    content): a huge blob is never read.
     """
     limit = git.large_file_limit
     shas = {sha for one in changes for c in one.values() for sha in (c.before, c.after) if sha}
