@@ -128,20 +128,22 @@ def first_change(
     pairing: Pairing,
     count: int,
     shown: Callable[[str], str] = str,
+    compare: Callable[[str, str], tuple[Columns, ...]] = changed_words,
 ) -> Columns | None:
     """The leftmost change on the first ``count`` lines of ``lines``, or None.
 
     A paired line's change is its first changed word (against ``others``); a
     line that stands alone changed from its first non-blank character on.
     Lines are compared as ``shown`` makes them (the screen's text, so that
-    the columns are the screen's).
+    the columns are the screen's), with ``compare`` (a cached
+    :func:`changed_words`: the rows drawn next ask for the same pairs).
     """
     found: Columns | None = None
     for index in range(min(count, len(lines))):
         line = shown(lines[index])
         counterpart = pairing.counterparts.get(index)
         if counterpart is not None:
-            spans = changed_words(line, shown(others[counterpart]))
+            spans = compare(line, shown(others[counterpart]))
             span = spans[0] if spans else None
         elif index in pairing.alone and line.strip():
             indent = len(line) - len(line.lstrip())

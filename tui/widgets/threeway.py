@@ -183,7 +183,10 @@ class Alignment(Sequence[Row]):
             if compared is None:
                 continue
             lines, others, pairing = compared
-            change = first_change(lines, others, pairing, rows, shown=display_text)
+            # changed_spans (cached): drawing the rows just after compares the same pairs.
+            change = first_change(
+                lines, others, pairing, rows, shown=display_text, compare=changed_spans
+            )
             if change is not None and (found is None or change[0] < found[0]):
                 found = change
         return found
