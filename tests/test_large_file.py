@@ -96,6 +96,22 @@ def _cat_file_requests(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     return asked
 
 
+def _options(built: Built) -> SyncOptions:
+    return SyncOptions(repo=built.repo.path, head=BRANCH, slice_size=1)
+
+
+async def _open_the_big_file(pilot: Any) -> Any:
+    """From the Slice screen: c, then N until the big file is the one open."""
+    await until_loaded(pilot, SliceScreen)
+    await pilot.press("c")
+    screen: Any = await until_loaded(pilot, WorkspaceScreen)
+    await until(pilot, lambda: screen.conflict is not None, "a conflict open")
+    if screen.conflict.path != BIG:
+        await pilot.press("N")
+    await until(pilot, lambda: screen.conflict.path == BIG, "the big file open")
+    return screen
+
+
 def test_over_the_limit_the_file_is_resolved_whole_and_its_content_never_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,16 +185,9 @@ async def test_the_workspace_takes_devs_file_by_id_and_the_repair_writes_that_bl
     from syncdesk.tui.cli import main
 
     built = build(tmp_path / "r")
-    options = SyncOptions(repo=built.repo.path, head=BRANCH, slice_size=1)
-    app = SyncDeskApp(open_sync(options, user_config=Path("/nonexistent")))
+    app = SyncDeskApp(open_sync(_options(built), user_config=Path("/nonexistent")))
     async with app.run_test(size=(160, 45)) as pilot:
-        await until_loaded(pilot, SliceScreen)
-        await pilot.press("c")
-        screen: Any = await until_loaded(pilot, WorkspaceScreen)
-        await until(pilot, lambda: screen.conflict is not None, "a conflict open")
-        if screen.conflict.path != BIG:
-            await pilot.press("N")
-        await until(pilot, lambda: screen.conflict.path == BIG, "the big file open")
+        screen = await _open_the_big_file(pilot)
         info = str(screen.query_one("#ws-hunk-info").render())
         assert "over the large_file_limit setting" in info and "not shown" in info
         await pilot.press("D")
@@ -212,3 +221,29 @@ async def test_the_workspace_takes_devs_file_by_id_and_the_repair_writes_that_bl
     assert built.blob(head) == built.blob(built.dev)
     changed = raw_git(built.repo.path, "diff", "--name-only", built.head, head).decode().split()
     assert changed == [BIG]
+
+
+async def test_a_resolution_learned_before_is_taken_by_its_blob_id(tmp_path: Path) -> None:
+    """S takes the learned whole-file resolution of a file too large to read, by blob id."""
+    from syncdesk.services.decisions.carryover import ResolutionStore
+    from syncdesk.services.decisions.learned import Provenance, Source
+
+    built = build(tmp_path / "r")
+    git = Git(built.repo.path)
+    git.large_file_limit = LIMIT
+    conflict = read_conflicts(git, built.dev, built.main, built.head).file(BIG)
+    assert conflict is not None and conflict.too_large
+    learned = built.blob(built.dev)
+    seen = Provenance(Source.APPROVED, "main2dev/earlier", "2026-11-30T10:00:00Z")
+    ResolutionStore.open(git).record_file(conflict.file_key, learned, seen, action=Action.DEV)
+    app = SyncDeskApp(open_sync(_options(built), user_config=Path("/nonexistent")))
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await _open_the_big_file(pilot)
+        assert "press S to take it" in str(screen.query_one("#ws-hunk-info").render())
+        await pilot.press("S")
+        await until(
+            pilot,
+            lambda: (w := screen.state.decisions(BIG).whole_file) is not None and w.blob == learned,
+            "the learned resolution taken",
+        )
+        assert screen.state.decisions(BIG).whole_file.action is Action.DEV

@@ -12,6 +12,7 @@ from syncdesk.services.lines import lines_to_bytes
 from syncdesk.services.workspace.layout import (
     Decided,
     approve_file,
+    decide_by_id,
     decide_file,
     decide_side_by_id,
     decide_submodule,
@@ -55,6 +56,10 @@ class DecisionActions(WorkspaceCore):
         self, conflict: ConflictFile, state: SyncState, data: WorkspaceData
     ) -> None:
         found = data.file_suggestions.get(conflict.file_key)
+        if found is not None and conflict.too_large:  # taken by its blob id, never read
+            self._apply(decide_by_id(state, conflict, found.action, found.blob))
+            self.notify(f"Taken: {found.describe()}", markup=False)
+            return
         if found is None or (found.blob is not None and found.blob not in self.texts):
             self.notify("No resolution learned for this file.")
             return

@@ -143,7 +143,18 @@ def decide_side_by_id(state: SyncState, conflict: ConflictFile, action: Action) 
     (deleted if that side has none).
     """
     blob = conflict.dev_blob if action is Action.DEV else conflict.main_blob
-    final = action if blob is not None else Action.DELETED
+    return decide_by_id(state, conflict, action, blob)
+
+
+def decide_by_id(
+    state: SyncState, conflict: ConflictFile, action: Action | None, blob: str | None
+) -> Decided:
+    """Resolve a file whole as ``blob``, which git already holds (None: delete the file).
+
+    For a file too large to read: a side's version, or a resolution learned
+    before (the carry-over store keeps its blobs). Nothing is read or stored.
+    """
+    final = Action.DELETED if blob is None else (action or Action.EDITED)
     return Decided(choose_file(state, conflict.path, FileChoice(final, blob)), {})
 
 
