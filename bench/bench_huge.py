@@ -106,7 +106,8 @@ def _version(rows: int, dev: int = 0, main: int = 0, extra: bool = False, repair
 def build(directory: Path, rows: int = ROWS) -> World:
     """Build (or reuse) the world of a ``rows``-line file in ``directory``/repo."""
     facts_file = directory / "facts.json"
-    with locked(directory.parent if directory.parent.exists() else ROOT):
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with locked(directory.parent):  # not directory itself: a rebuild removes it
         if facts_file.exists():
             facts = json.loads(facts_file.read_text())
             if facts.get("version") == BUILDER_VERSION and facts.get("rows") == rows:
@@ -140,10 +141,10 @@ def build(directory: Path, rows: int = ROWS) -> World:
         commit("repair", f"refs/heads/{BRANCH}", "Repair: restore 20 dev rows", ("merge",),
                _version(rows, main=2, repaired=20))  # fmt: skip
         shas = stream.run(git, directory / "marks")
-        world = World(repo, shas["d1"], shas["m2"], shas["repair"], 0, rows)
         names = "".join(f"{shas[key]}:{HUGE}\n" for key in ("base", "d1", "m2", "repair"))
         sizes = git.run(["cat-file", "--batch-check=%(objectsize)"], input=names.encode())
         largest = max(int(size) for size in sizes.text.split())
+        world = World(repo, shas["d1"], shas["m2"], shas["repair"], largest, rows)
         facts = {
             "version": BUILDER_VERSION,
             "rows": rows,
@@ -153,7 +154,7 @@ def build(directory: Path, rows: int = ROWS) -> World:
         }
         facts_file.write_text(json.dumps(facts))
         print(f"built the huge world in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-        return World(repo, world.dev_base, world.slice_tip, world.head, largest, rows)
+        return world
 
 
 # -- measuring --------------------------------------------------------------------------------
@@ -238,8 +239,13 @@ def desk(world: World) -> dict[str, float]:
     }
 
 
-def median(values: list[float]) -> float:
-    return statistics.median(values)
+def medians(samples: list[Sample]) -> Sample:
+    """Each measure's median over the rounds."""
+    return Sample(
+        statistics.median(s.seconds for s in samples),
+        statistics.median(s.own_mb for s in samples),
+        statistics.median(s.tree_mb for s in samples),
+    )
 
 
 def measure(world: World, rounds: int) -> str:
@@ -255,15 +261,9 @@ def measure(world: World, rounds: int) -> str:
         desks.append(desk(world))
     mb = world.largest / 1e6
     budget = 4 * world.largest / 1e6
-    rep = Sample(
-        *(median([getattr(s, k) for s in reports]) for k in ("seconds", "own_mb", "tree_mb"))
-    )
-    flo = median([s.seconds for s in floors])
-    flo_mb = median([s.tree_mb for s in floors])
-    pre = Sample(
-        *(median([getattr(s, k) for s in previews]) for k in ("seconds", "own_mb", "tree_mb"))
-    )
-    dk = {key: median([d[key] for d in desks]) for key in desks[0]}
+    rep, pre, lowest = medians(reports), medians(previews), medians(floors)
+    flo, flo_mb = lowest.seconds, lowest.tree_mb
+    dk = {key: statistics.median(d[key] for d in desks) for key in desks[0]}
 
     def ok(value: float) -> str:
         return "yes" if value < budget else "**no**"

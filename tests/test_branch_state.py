@@ -146,7 +146,8 @@ def test_remerge_diff_list_is_what_git_shows(tmp_path):
     assert set(stats.remerge_diff_files) == remerge_diff_headers(built.repo, built.sync_merge)
 
 
-def test_modify_delete_kept_as_modified_is_listed(repo):
+def _modify_delete_kept_as_modified(repo):
+    """main deletes legacy.py, dev modifies it; the sync keeps dev's: (dev base, merge)."""
     repo.commit("base", {"legacy.py": "def old():\n    return 1\n", "other.py": "X = 1\n"})
     repo.checkout("dev", "main")
     dev_version = "def old():\n    return 2  # dev still uses it\n"
@@ -156,7 +157,11 @@ def test_modify_delete_kept_as_modified_is_listed(repo):
     slice_tip = repo.commit("Touch other (#2)", {"other.py": "X = 2\n"})
     repo.checkout("sync", dev_base)
     # Resolved as git's re-merge leaves it (dev's modified file): no content diff at all.
-    merge = repo.merge(slice_tip, "Sync", resolve={"legacy.py": dev_version})
+    return dev_base, repo.merge(slice_tip, "Sync", resolve={"legacy.py": dev_version})
+
+
+def test_modify_delete_kept_as_modified_is_listed(repo):
+    dev_base, merge = _modify_delete_kept_as_modified(repo)
     assert repo.git("show", "--remerge-diff", "--format=", "--name-only", merge) == ""
     assert "remerge CONFLICT (modify/delete)" in repo.git(
         "show", "--remerge-diff", "--format=", merge
@@ -174,15 +179,7 @@ def test_the_report_lists_the_same_remerge_files_merging_the_parents_once(
 
     from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
 
-    repo.commit("base", {"legacy.py": "def old():\n    return 1\n", "other.py": "X = 1\n"})
-    repo.checkout("dev", "main")
-    dev_version = "def old():\n    return 2  # dev still uses it\n"
-    dev_base = repo.commit("dev: keep legacy alive", {"legacy.py": dev_version})
-    repo.checkout("main")
-    repo.commit("Remove legacy (#1)", {"legacy.py": None})
-    slice_tip = repo.commit("Touch other (#2)", {"other.py": "X = 2\n"})
-    repo.checkout("sync", dev_base)
-    merge = repo.merge(slice_tip, "Sync", resolve={"legacy.py": dev_version})
+    dev_base, merge = _modify_delete_kept_as_modified(repo)
     alone = line_stats(Git(repo.path), dev_base, merge, merge)
     session = open_sync(SyncOptions(repo=repo.path, head="sync"), user_config=Path("/nonexistent"))
     merges: list[list[str]] = []

@@ -11,7 +11,6 @@ in 7 ms. Called on the UI thread after a load, never inside a key press.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 from collections.abc import Callable
 from functools import cache
@@ -22,11 +21,11 @@ def _trim() -> Callable[[int], int] | None:
     """glibc's ``malloc_trim``, or None where there is none (macOS, musl, Windows)."""
     if not sys.platform.startswith("linux"):
         return None
-    name = ctypes.util.find_library("c")
     try:
-        libc = ctypes.CDLL(name or "libc.so.6")
-        trim: Callable[[int], int] = libc.malloc_trim
-    except (OSError, AttributeError):
+        # The process's own symbols, libc's among them (dlopen(NULL)): no library
+        # search, which in ctypes.util.find_library runs ldconfig in a subprocess.
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # musl has no malloc_trim
         return None
     return trim
 
