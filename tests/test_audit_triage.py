@@ -22,6 +22,7 @@ from syncdesk.services.audit.lost_lines import (
 )
 from syncdesk.services.audit.names import enclosing_definition
 from syncdesk.services.audit.policy import AuditPolicy
+from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.session import SyncOptions, open_sync
@@ -39,9 +40,12 @@ class Sync:
     slice_tip: str
     head: str
 
-    def audit(self, policy: AuditPolicy | None = None) -> Audit:
+    def audit(self, policy: AuditPolicy | None = None, *, hunks: bool = False) -> Audit:
+        """The audit as the report runs it; ``hunks``: with the merge's conflicts read."""
+        git = Git(self.repo.path)
+        conflicts = read_conflicts(git, self.dev_base, self.slice_tip, self.head) if hunks else None
         return audit_sync(
-            Git(self.repo.path), self.dev_base, self.slice_tip, self.head, policy=policy
+            git, self.dev_base, self.slice_tip, self.head, policy=policy, conflicts=conflicts
         )
 
 
@@ -95,12 +99,57 @@ def test_a_port_of_devs_change_that_main_carries_is_superseded(tmp_path: Path) -
 def test_dev_lines_dropped_next_to_an_unrelated_change_of_mains_are_accidents(
     tmp_path: Path,
 ) -> None:
+    # No conflict here (a line between the two changes): git merged both, and
+    # the result was then set to main's file, outside every hunk.
+    base = {"m.py": "def run(x):\n    y = x + 1\n    z = y\n    return z\n"}
+    dev = {
+        "m.py": "def run(x):\n    y = x + 1\n    z = y\n    audit_log.record(x, z)\n    return z\n"
+    }
+    main = {"m.py": "def run(x):\n    y = x + 2\n    z = y\n    return z\n"}
+    sync = build(tmp_path / "r", base, dev, main, {"m.py": main["m.py"]})
+    lost = finding(sync.audit(hunks=True), "audit_log.record(x, z)")
+    assert lost.classification is Classification.ACCIDENT
+
+
+def test_dev_lines_a_hunk_taken_as_main_dropped_are_the_resolutions_decision(
+    tmp_path: Path,
+) -> None:
+    # The conflict hunk holds dev's line next to main's change; the head took
+    # main's side. On real syncs such lines were main's re-implementation of the
+    # code (24 labelled blocks, all innocent): shown as the decision, main named.
     base = {"m.py": "def run(x):\n    y = x + 1\n    return y\n"}
     dev = {"m.py": "def run(x):\n    y = x + 1\n    audit_log.record(x, y)\n    return y\n"}
     main = {"m.py": "def run(x):\n    y = x + 2\n    return y\n"}
     sync = build(tmp_path / "r", base, dev, main, {"m.py": main["m.py"]})
-    lost = finding(sync.audit(), "audit_log.record(x, y)")
-    assert lost.classification is Classification.ACCIDENT
+    lost = finding(sync.audit(hunks=True), "audit_log.record(x, y)")
+    assert lost.classification is Classification.TAKEN_AS_MAIN
+    assert lost.commit == sync.slice_tip
+    assert lost.evidence.startswith(
+        "the resolution took main's side of conflict hunk 1, where main changed code next to it"
+    )
+    # Read without the hunks (the workspace renumbers into other files), it is an accident.
+    assert finding(sync.audit(), "audit_log.record(x, y)").is_accident
+
+
+def test_a_hunk_taken_as_main_that_dropped_a_dev_function_keeps_every_line_an_accident(
+    tmp_path: Path,
+) -> None:
+    # The same hunk, but dev also defined a helper there that main and the result
+    # lack by name (a real sync lost a test file's CUDA-graph support this way):
+    # the resolution dropped dev's work, so the lines around it are accidents too.
+    base = {"m.py": "def run(x):\n    y = x + 1\n    return y\n"}
+    dev = {
+        "m.py": "def run(x):\n    y = x + 1\n    def note(v):\n        audit_log.record(v)\n"
+        "    note(y)\n    return y\n"
+    }
+    main = {"m.py": "def run(x):\n    y = x + 2\n    return y\n"}
+    sync = build(tmp_path / "r", base, dev, main, {"m.py": main["m.py"]})
+    audit = sync.audit(hunks=True)
+    helper = finding(audit, "audit_log.record(v)")
+    assert helper.detail == "dev's note, which the result no longer has"
+    for text in ("def note(v):", "audit_log.record(v)", "note(y)"):
+        assert finding(audit, text).classification is Classification.ACCIDENT, text
+    assert audit.blocks == 1
 
 
 def test_a_whole_dev_test_dropped_in_mains_rewrite_around_it_is_an_accident(

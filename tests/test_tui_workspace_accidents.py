@@ -1,9 +1,10 @@
 """The workspace's accidents in a file that holds many: worked out once per result, kept right.
 
 A crafted sync (real git): in every other block of ``steps.py`` dev changed
-two lines around the one main changed, and the head took main's file, so each
-conflict hunk lost two dev lines; in the other blocks dev changed one line
-that main left alone, lost outside every hunk. The workspace keeps the
+the lines around the one main changed and added a helper function there, and
+the head took main's file, so each conflict hunk lost four dev lines (dev's
+work dropped with its helper: accidents); in the other blocks dev changed one
+line that main left alone, lost outside every hunk. The workspace keeps the
 missing accidents per result (services/workspace/accidents.py's
 AccidentCache): hunk moves must not change them, a decision that changes the
 result must.
@@ -34,12 +35,13 @@ from syncdesk.services.workspace.load import load_accidents, load_workspace
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from tests.gitrepo import GitRepo
-from tests.stepsworld import steps_file
+from tests.stepsworld import LOST_PER_HUNK, steps_file
 from tests.waiting import until, until_loaded, until_screen
 
 SIZE = (160, 45)
 PATH = "steps.py"
-BLOCKS = 12  # 6 conflict hunks with 2 accidents each, 6 accidents outside the hunks
+BLOCKS = 12  # 6 conflict hunks with 4 accidents each, 6 accidents outside the hunks
+ACCIDENTS = BLOCKS // 2 * LOST_PER_HUNK + BLOCKS // 2
 
 
 def _steps(side: str) -> str:
@@ -105,7 +107,7 @@ async def test_hunk_moves_keep_the_accidents_and_a_restore_drops_them(tmp_path: 
         conflict = screen.conflict
         accidents = screen._accidents(conflict)
         assert len(conflict.hunks) == BLOCKS // 2
-        assert len(accidents) == BLOCKS + BLOCKS // 2
+        assert len(accidents) == ACCIDENTS
         assert _holding(screen) == set(range(len(conflict.hunks)))
         assert f"{len(accidents)} probable accident(s) in this file" in _info(screen)
 
@@ -115,9 +117,9 @@ async def test_hunk_moves_keep_the_accidents_and_a_restore_drops_them(tmp_path: 
             await _cursor_on(pilot, screen, hunk_index, key)
             assert screen._accidents(conflict) == accidents
             assert f"{len(accidents)} probable accident(s) in this file" in _info(screen)
-            assert "(2 in this hunk)" in _info(screen)
+            assert f"({LOST_PER_HUNK} in this hunk)" in _info(screen)
 
-        # R puts the current hunk's two lines back: the count drops by two, at once.
+        # R puts the current hunk's lines back: the count drops by as many, at once.
         index = screen.state.cursor.hunk
         hunk = conflict.hunks[index]
         lost = [f for f in accidents if hunk_index_of(conflict, f.line) == index]
@@ -145,7 +147,7 @@ async def test_hunk_moves_keep_the_accidents_and_a_restore_drops_them(tmp_path: 
 
         # Taking dev's side puts that hunk's lines back too; undo brings them back.
         await pilot.press("d")
-        await _counting(pilot, screen, len(left) - 2, "dev's side taken")
+        await _counting(pilot, screen, len(left) - LOST_PER_HUNK, "dev's side taken")
         assert _holding(screen) == set(range(len(conflict.hunks))) - {index, following}
         await pilot.press("z")
         await until(
@@ -161,7 +163,7 @@ async def test_hunk_moves_keep_the_accidents_and_a_restore_drops_them(tmp_path: 
             await _cursor_on(pilot, screen, hunk_index, "x")
             count = len(screen._accidents(conflict))
             await pilot.press("R")
-            await _counting(pilot, screen, count - 2, f"hunk {hunk_index} restored")
+            await _counting(pilot, screen, count - LOST_PER_HUNK, f"hunk {hunk_index} restored")
         outside = screen._accidents(conflict)
         assert len(outside) == BLOCKS // 2
         assert all(screen._hunk_of(conflict, f.line) is None for f in outside)
@@ -188,7 +190,7 @@ def test_the_cache_answers_per_result_not_per_path(tmp_path: Path) -> None:
     first = cache.missing(data.audit, conflict, head, dev_file)
     assert first == missing_accidents(findings, conflict, head, dev_file)
     assert all(f.classification is Classification.ACCIDENT for f in first)
-    assert len(first) == BLOCKS + BLOCKS // 2
+    assert len(first) == ACCIDENTS
     # The same result again (rebuilt, equal): the same answer.
     rebuilt = layout(conflict, state.decisions(PATH), {})
     assert rebuilt is not head
@@ -199,7 +201,7 @@ def test_the_cache_answers_per_result_not_per_path(tmp_path: Path) -> None:
     dev_in_first = layout(conflict, decided.state.decisions(PATH), texts)
     second = cache.missing(data.audit, conflict, dev_in_first, dev_file)
     assert second == missing_accidents(findings, conflict, dev_in_first, dev_file)
-    assert len(second) == len(first) - 2
+    assert len(second) == len(first) - LOST_PER_HUNK
     # Without the dev base's file the accidents outside the hunks count as missing.
     assert cache.missing(data.audit, conflict, dev_in_first, None) == missing_accidents(
         findings, conflict, dev_in_first, None
@@ -250,6 +252,6 @@ async def test_the_conflicts_are_usable_while_the_audit_still_reads(
 
         release.set()
         await until_loaded(pilot, WorkspaceScreen)
-        await _counting(pilot, screen, BLOCKS + BLOCKS // 2, "once the audit arrived")
+        await _counting(pilot, screen, ACCIDENTS, "once the audit arrived")
         assert screen.check_action("next_accident", ()) is True
         assert "probable accident(s) in this file" in _info(screen)

@@ -62,10 +62,15 @@ explanation failed:
     it is a comment or docstring (but a comment whose code is an accident is
     one too). The commit is named. Where that code is a conflict hunk the
     resolution took as main's side, the class is *taken as main*: a
-    resolution decision, shown as such. A change of main's merely *next to*
-    dev's line does not count, hunk or no hunk: dropping a dev addition
-    because main touched a neighbouring line is the classic accident.
-12. *probable accident*: everything else, except a line main's own history
+    resolution decision, shown as such. Outside the hunks, a change of
+    main's merely *next to* dev's line does not count: dropping a dev
+    addition because main touched a neighbouring line is the classic accident.
+12. *taken as main* too: a line the resolution of a conflict hunk dropped
+    when main changed only code next to it, unless that hunk also dropped a
+    whole dev function (then every dev line it lost is an accident). On real
+    syncs these were main's re-implementations of the code (see
+    :func:`_resolution_decisions`); the workspace shows the hunk side by side.
+13. *probable accident*: everything else, except a line main's own history
     before the slice held and removed (its last 300 commits: a stale copy of
     main's older code an earlier sync kept), which is *removed on main*.
     Accidents are grouped into blocks of consecutive dev lines.
@@ -115,9 +120,10 @@ from syncdesk.services.audit.sources import (
     slice_changes,
 )
 from syncdesk.services.audit.statements import docstring_lines, is_python, statement_keys
-from syncdesk.services.conflicts.models import ConflictSet
+from syncdesk.services.conflicts.models import ConflictSet, Hunk
 from syncdesk.services.git.ahead import Ahead
 from syncdesk.services.git.runner import Git
+from syncdesk.services.lines import encode_text
 from syncdesk.services.patterns import listed
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sanitize import decode, one_line, visible
@@ -140,6 +146,8 @@ class Classification(StrEnum):
 CLASS_ORDER = tuple(Classification)
 # The classes a maintainer must look at: no innocent explanation was found.
 ACCIDENTS = frozenset({Classification.STILL_REFERENCED, Classification.ACCIDENT})
+# A taken-as-main detail's suffix when main changed only code next to the line.
+_BESIDE = " (beside main's change)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +215,10 @@ class LostLine:
             return f"reformatted: line {self.evidence_line} of the result"
         if kind is Classification.STILL_REFERENCED:
             return f"defines {one_line(self.detail or '')}, which the result still uses"
+        if kind is Classification.TAKEN_AS_MAIN and (self.detail or "").endswith(_BESIDE):
+            hunk = one_line((self.detail or "").removesuffix(_BESIDE))
+            where = f"the resolution took main's side of {hunk}, where main changed code next to it"
+            return f"{where}: {commit}".rstrip(": ")
         if kind is Classification.TAKEN_AS_MAIN:
             return f"the resolution took main's rewrite in {self.detail}: {commit}".rstrip(": ")
         if kind is Classification.BY_POLICY:
@@ -938,6 +950,8 @@ def _explain_the_rest(
     versions: dict[int, SimilarLines] = {}  # id(region) -> its added lines, indexed once
     first = len(triage.findings)
     comments: list[int] = []  # comment lines excused by their function's rewrite
+    beside: list[tuple[int, Hunk]] = []  # lines a hunk taken as main dropped next to main's change
+    dropping: set[int] = set()  # id() of the hunks taken as main that dropped a dev definition
     for item in items:
         name = triage.still_referenced(item)
         if name is not None:
@@ -954,7 +968,8 @@ def _explain_the_rest(
                 )
             )  # fmt: skip
             continue
-        hunk = _taken_as_main(triage, item)
+        taken = _taken_as_main(triage, item)
+        hunk = None if taken is None else f"conflict hunk {taken.index + 1}"
         moved = _moved_with_its_function(triage, item)
         if moved is not None:
             carried, path, number = moved
@@ -971,6 +986,8 @@ def _explain_the_rest(
             # name, from main and the result alike: dev's work dropped wholesale.
             detail = f"dev's {decode(dropped)}, which the result no longer has"
             triage.findings.append(_finding(item, Classification.ACCIDENT, detail=detail))
+            if taken is not None:
+                dropping.add(id(taken))
             continue
         region = None
         if base:  # a file dev left as in the base has no regions: its lines map as they are
@@ -996,8 +1013,11 @@ def _explain_the_rest(
             if rewrite is not None:
                 function, region = rewrite
         if region is None:
-            # main did not rewrite this code: dropping it, even as part of a hunk
-            # taken as main, is the classic accident (DOMAIN.md).
+            # main did not rewrite this code. Outside the hunks, dropping it is the
+            # classic accident; inside a hunk taken as main, it is the resolution's
+            # decision unless that hunk dropped a whole dev definition (decided below).
+            if taken is not None:
+                beside.append((len(triage.findings), taken))
             triage.findings.append(_finding(item, Classification.ACCIDENT, detail=hunk))
             continue
         sha, subject = _who_changed(changes, item.path, region)
@@ -1007,6 +1027,7 @@ def _explain_the_rest(
             comments.append(len(triage.findings))
         triage.findings.append(_finding(item, kind, commit=sha, subject=subject, detail=where))
     _comments_follow_their_code(triage, comments)
+    _resolution_decisions(triage, beside, dropping)
     if base:
         _stale_copies(triage, base, first)
 
@@ -1274,8 +1295,40 @@ def _in_a_dropped_definition(triage: _Triage, item: _Lost) -> bytes | None:
     return name
 
 
-def _taken_as_main(triage: _Triage, item: _Lost) -> str | None:
-    """``hunk N`` when ``item`` is on the dev side of a conflict hunk the head resolved as main."""
+def _resolution_decisions(
+    triage: _Triage, beside: Sequence[tuple[int, Hunk]], dropping: set[int]
+) -> None:
+    """Dev lines a hunk taken as main dropped next to main's change: the resolution's decision.
+
+    On four real Megatron-LM syncs every such line in a hunk that kept dev's
+    definitions was innocent (main had re-implemented, restructured or
+    re-signed that code with few words in common: 24 labelled blocks), and
+    every true loss among them sat in a hunk that also dropped whole dev
+    functions. So they are *taken as main* (shown, with main's commit), except
+    in a hunk that dropped a dev definition, where they stay accidents: they
+    are usually that definition's callers and arguments.
+    """
+    for index, hunk in beside:
+        if id(hunk) in dropping:
+            continue
+        finding = triage.findings[index]
+        sha, subject = _hunk_commit(triage.changes, finding.path, hunk)
+        detail = f"conflict hunk {hunk.index + 1}{_BESIDE}"
+        triage.findings[index] = replace(
+            finding, classification=Classification.TAKEN_AS_MAIN, commit=sha, subject=subject,
+            detail=detail,
+        )  # fmt: skip
+
+
+def _hunk_commit(changes: SliceChanges, path: str, hunk: Hunk) -> tuple[str | None, str | None]:
+    """The last slice commit that wrote one of main's lines of ``hunk`` or removed a base line."""
+    added = [encode_text(line.removesuffix("\n")) for line in hunk.main]
+    removed = [encode_text(line.removesuffix("\n")) for line in hunk.base]
+    return _last_commit(changes, path, added, removed)
+
+
+def _taken_as_main(triage: _Triage, item: _Lost) -> Hunk | None:
+    """The conflict hunk the head resolved as main whose dev side holds ``item``, if any."""
     if triage.conflicts is None or triage.dev != triage.dev_base:
         return None  # hunk lines are numbered in the dev base's file
     conflict = triage.conflicts.file(item.path)
@@ -1284,15 +1337,22 @@ def _taken_as_main(triage: _Triage, item: _Lost) -> str | None:
     for hunk in conflict.hunks:
         on_dev_side = hunk.dev_start <= item.line < hunk.dev_start + len(hunk.dev)
         if hunk.resolution == "main" and on_dev_side:
-            return f"conflict hunk {hunk.index + 1}"
+            return hunk
     return None
 
 
 def _who_changed(changes: SliceChanges, path: str, region: Region) -> tuple[str | None, str | None]:
     """The last slice commit that added or removed one of ``region``'s lines."""
+    return _last_commit(changes, path, region.added, region.removed)
+
+
+def _last_commit(
+    changes: SliceChanges, path: str, added: Iterable[bytes], removed: Iterable[bytes]
+) -> tuple[str | None, str | None]:
+    """The last slice commit that added one of ``added`` or removed one of ``removed``."""
     found = [
-        *(changes.additions.get(path, {}).get(line) for line in region.added),
-        *(changes.removals.get(path, {}).get(line) for line in region.removed),
+        *(changes.additions.get(path, {}).get(line) for line in added),
+        *(changes.removals.get(path, {}).get(line) for line in removed),
     ]
     known = [commit for commit in found if commit is not None]
     if not known:
