@@ -192,6 +192,36 @@ def test_a_stale_copy_of_mains_older_code_is_removed_on_main(tmp_path: Path) -> 
     assert lost.commit == removal
 
 
+def test_a_dev_edit_amid_a_block_main_removed_went_with_it(tmp_path: Path) -> None:
+    # main added a deprecation block and removed it within the slice; dev holds
+    # an early copy with its message reworded. The result drops the block: the
+    # reworded line went with main's removal of the lines around it, but dev's
+    # own line after the block (a neighbour main never had) is still an accident.
+    base = "def check(args):\n    return args\n"
+    block = "    if args.old is not None:\n        warn({})\n        args.new = args.old\n"
+    repo = GitRepo(tmp_path / "r")
+    repo.commit("base", {"m.py": base})
+    repo.checkout("dev", "main")
+    dev_file = (
+        "def check(args):\n" + block.format('"--old is deprecated: use --new"')
+        + "    audit_log.record(args)\n    return args\n"
+    )  # fmt: skip
+    dev_base = repo.commit("dev: its copy of the block", {"m.py": dev_file})
+    repo.checkout("main")
+    with_block = "def check(args):\n" + block.format('"--old is deprecated"') + "    return args\n"
+    repo.commit("main: deprecate --old", {"m.py": with_block})
+    removal = repo.commit("main: drop --old", {"m.py": base})
+    repo.checkout("sync", dev_base)
+    head = repo.merge("main", "Merge main into dev", resolve={"m.py": base})
+    audit = Sync(repo, dev_base, removal, head).audit()
+    assert finding(audit, "args.new = args.old").classification is Classification.REMOVED_ON_MAIN
+    reworded = finding(audit, 'warn("--old is deprecated: use --new")')
+    assert reworded.classification is Classification.REMOVED_ON_MAIN
+    assert reworded.commit == removal
+    assert reworded.evidence.endswith("(with the lines on both sides of it)")
+    assert finding(audit, "audit_log.record(args)").classification is Classification.ACCIDENT
+
+
 def test_data_files_are_counted_and_policy_files_shown_as_policy(tmp_path: Path) -> None:
     base = {"golden.json": '{\n  "a": 1\n}\n', "conf/train.py": "def step():\n    return 1\n"}
     dev = {

@@ -72,7 +72,9 @@ explanation failed:
     :func:`_resolution_decisions`); the workspace shows the hunk side by side.
 13. *probable accident*: everything else, except a line main's own history
     before the slice held and removed (its last 300 commits: a stale copy of
-    main's older code an earlier sync kept), which is *removed on main*.
+    main's older code an earlier sync kept), which is *removed on main*, and
+    a line between two lost lines a slice commit removed or rewrote, which
+    went with that change (:func:`_amid_mains_change`).
     Accidents are grouped into blocks of consecutive dev lines.
 """
 
@@ -1030,6 +1032,7 @@ def _explain_the_rest(
     _resolution_decisions(triage, beside, dropping)
     if base:
         _stale_copies(triage, base, first)
+    _amid_mains_change(triage, first)
 
 
 def _removed_on_main(triage: _Triage, items: list[_Lost]) -> list[_Lost]:
@@ -1285,6 +1288,50 @@ def _stale_copies(triage: _Triage, base: str, first: int) -> None:
                 found, classification=Classification.REMOVED_ON_MAIN,
                 commit=removed_by[0], subject=removed_by[1], detail=None,
             )  # fmt: skip
+
+
+def _amid_mains_change(triage: _Triage, first: int) -> None:
+    """A plain accident between two lost lines main removed or rewrote went with that change.
+
+    The nearest non-trivial dev lines above and below it are both lost, and a
+    slice commit removed or rewrote each: main deleted or rewrote the code on
+    both sides, and dev's version of the line between differed from main's old
+    one (dev had edited it), so no rule matched it alone. On real syncs these
+    were a reworded message in a validation block main deleted and a call in a
+    test main rewrote (4 labelled blocks, all innocent). One pass over the
+    classes the other rules gave: a run of two such lines stays accidents, and
+    so do a still-referenced line and the lines of a dropped dev function.
+    """
+    mains = (Classification.REMOVED_ON_MAIN, Classification.SUPERSEDED)
+    at = {(found.path, found.line): index for index, found in enumerate(triage.findings)}
+    went: list[tuple[int, LostLine]] = []
+    for index in range(first, len(triage.findings)):
+        found = triage.findings[index]
+        if found.classification is not Classification.ACCIDENT or found.detail:
+            continue
+        dev = triage.snapshot.lines(triage.snapshot.changed[found.path].before)
+        sides = [_nearest(dev, found.line, step) for step in (-1, 1)]
+        around = [at.get((found.path, line)) for line in sides if line is not None]
+        neighbours = [triage.findings[other] for other in around if other is not None]
+        if len(neighbours) < 2 or any(n.classification not in mains for n in neighbours):
+            continue
+        later = max(neighbours, key=lambda n: triage.changes.order.get(n.commit or "", -1))
+        if all(n.classification is Classification.REMOVED_ON_MAIN for n in neighbours):
+            kind, detail = Classification.REMOVED_ON_MAIN, "with the lines on both sides of it"
+        else:
+            kind, detail = Classification.SUPERSEDED, "the code on both sides of it"
+        went.append((index, replace(found, classification=kind, commit=later.commit,
+                                    subject=later.subject, detail=detail)))  # fmt: skip
+    for index, decided in went:  # after the pass: a line decided here is no one's neighbour
+        triage.findings[index] = decided
+
+
+def _nearest(dev: Sequence[bytes], line: int, step: int) -> int | None:
+    """The nearest non-trivial line of ``dev`` before (``step`` -1) or after (+1) ``line``."""
+    at = line + step
+    while 1 <= at <= len(dev) and is_trivial(dev[at - 1]):
+        at += step
+    return at if 1 <= at <= len(dev) else None
 
 
 def _in_a_dropped_definition(triage: _Triage, item: _Lost) -> bytes | None:
