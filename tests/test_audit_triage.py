@@ -149,6 +149,9 @@ def test_a_hunk_taken_as_main_that_dropped_a_dev_function_keeps_every_line_an_ac
     assert helper.detail == "dev's note, which the result no longer has"
     for text in ("def note(v):", "audit_log.record(v)", "note(y)"):
         assert finding(audit, text).classification is Classification.ACCIDENT, text
+    assert finding(audit, "note(y)").evidence == (
+        "conflict hunk 1 was taken as main, dropping dev's note with it"
+    )
     assert audit.blocks == 1
 
 

@@ -150,6 +150,8 @@ CLASS_ORDER = tuple(Classification)
 ACCIDENTS = frozenset({Classification.STILL_REFERENCED, Classification.ACCIDENT})
 # A taken-as-main detail's suffix when main changed only code next to the line.
 _BESIDE = " (beside main's change)"
+# An accident's detail: "conflict hunk N" + this + the dev function the hunk dropped.
+_DROPPING = ", dropping dev's "
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,8 +229,9 @@ class LostLine:
             return f"{self.detail} file: the policy decides it"
         if self.detail and self.detail.startswith("dev's "):
             return f"in {self.detail}"
-        if self.detail:  # an accident inside a hunk taken as main
-            return f"{self.detail} was taken as main, which only changed code next to it"
+        if self.detail and _DROPPING in self.detail:  # an accident inside a hunk taken as main
+            hunk, dropped = self.detail.split(_DROPPING, 1)
+            return f"{hunk} was taken as main, dropping dev's {one_line(dropped)} with it"
         return "on dev, not on main, missing from the result"
 
 
@@ -953,7 +956,7 @@ def _explain_the_rest(
     first = len(triage.findings)
     comments: list[int] = []  # comment lines excused by their function's rewrite
     beside: list[tuple[int, Hunk]] = []  # lines a hunk taken as main dropped next to main's change
-    dropping: set[int] = set()  # id() of the hunks taken as main that dropped a dev definition
+    dropping: dict[int, bytes] = {}  # id() of a hunk taken as main -> a dev definition it dropped
     for item in items:
         name = triage.still_referenced(item)
         if name is not None:
@@ -989,7 +992,7 @@ def _explain_the_rest(
             detail = f"dev's {decode(dropped)}, which the result no longer has"
             triage.findings.append(_finding(item, Classification.ACCIDENT, detail=detail))
             if taken is not None:
-                dropping.add(id(taken))
+                dropping.setdefault(id(taken), dropped)
             continue
         region = None
         if base:  # a file dev left as in the base has no regions: its lines map as they are
@@ -1343,7 +1346,7 @@ def _in_a_dropped_definition(triage: _Triage, item: _Lost) -> bytes | None:
 
 
 def _resolution_decisions(
-    triage: _Triage, beside: Sequence[tuple[int, Hunk]], dropping: set[int]
+    triage: _Triage, beside: Sequence[tuple[int, Hunk]], dropping: dict[int, bytes]
 ) -> None:
     """Dev lines a hunk taken as main dropped next to main's change: the resolution's decision.
 
@@ -1356,9 +1359,11 @@ def _resolution_decisions(
     are usually that definition's callers and arguments.
     """
     for index, hunk in beside:
-        if id(hunk) in dropping:
-            continue
         finding = triage.findings[index]
+        if id(hunk) in dropping:
+            detail = f"conflict hunk {hunk.index + 1}{_DROPPING}{decode(dropping[id(hunk)])}"
+            triage.findings[index] = replace(finding, detail=detail)
+            continue
         sha, subject = _hunk_commit(triage.changes, finding.path, hunk)
         detail = f"conflict hunk {hunk.index + 1}{_BESIDE}"
         triage.findings[index] = replace(
