@@ -198,3 +198,22 @@ def test_the_snapshot_holds_each_distinct_line_once(tmp_path: Path) -> None:
     for line in (line for lines in versions for line in lines):
         assert held.setdefault(line, id(line)) == id(line), line
     assert sum(map(len, versions)) == 153 and len(held) == 52
+
+
+def test_reads_asked_for_more_paths_answer_each_path_alike(tmp_path: Path) -> None:
+    """The audit asks main's older removals for every file an accident may be found in,
+    before it knows which (git reads them meanwhile): a file's answer must not depend on
+    the other files asked, even when main renamed one into another (no rename pairing)."""
+    from syncdesk.services.audit.sources import earlier_removals
+
+    repo = GitRepo(tmp_path / "r")
+    repo.commit("base", {"a.py": "keep = 1\nold_a = 2\n", "c.py": "other = 3\n"})
+    repo.commit("main: drop old_a", {"a.py": "keep = 1\n"})
+    repo.commit("main: move a.py to b.py", {"a.py": None, "b.py": "keep = 1\n"})
+    tip = repo.commit("main: edit c.py", {"c.py": "other = 4\n"})
+    git = Git(repo.path)
+    alone = {path: earlier_removals(git, tip, [path]) for path in ("a.py", "b.py", "c.py")}
+    together = earlier_removals(git, tip, ["a.py", "b.py", "c.py"])
+    for path, found in alone.items():
+        assert together.get(path) == found.get(path), path
+    assert set(together["a.py"]) == {b"keep = 1", b"old_a = 2"}  # the move is a removal

@@ -83,6 +83,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cache, partial
@@ -113,6 +114,7 @@ from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.audit.regions import base_span, superseding
 from syncdesk.services.audit.sources import (
     Region,
+    Removals,
     SliceChanges,
     Snapshot,
     Touched,
@@ -371,6 +373,7 @@ class _Triage:
     _file_names: dict[str, set[bytes]] = field(default_factory=dict)
     _asked: set[bytes] = field(default_factory=set)
     _used: set[bytes] = field(default_factory=set)
+    _uses: list[Future[set[bytes]]] = field(default_factory=list)  # greps still running
     _outlines: dict[str, list[bytes | None]] = field(default_factory=dict)
     _owners: dict[str, list[bytes | None]] = field(default_factory=dict)
     _prose: dict[str, set[int]] = field(default_factory=dict)
@@ -387,9 +390,9 @@ class _Triage:
     _defined_in: dict[str, set[bytes]] = field(default_factory=dict)
     _renamings: dict[str, dict[bytes, tuple[bytes, int]]] = field(default_factory=dict)
 
-    def look_for_uses(self, items: Iterable[_Lost]) -> None:
-        """Find which names the lost lines define, or the functions holding them, the head's
-        tree still uses anywhere.
+    def look_for_uses(self, items: Iterable[_Lost], ahead: Ahead) -> None:
+        """Start finding, on ``ahead``, which names the lost lines define, or the functions
+        holding them, the head's tree still uses anywhere (:meth:`used` waits for it).
 
         One ``git grep`` for every candidate name at once (whole words, fixed
         strings): the user may be a file the sync never touched, a test.
@@ -404,6 +407,10 @@ class _Triage:
         self._asked |= wanted
         if not wanted:
             return
+        self._uses.append(ahead.ask(self._uses_of, wanted))
+
+    def _uses_of(self, wanted: set[bytes]) -> set[bytes]:
+        """Which of ``wanted`` the head's tree holds as whole words (one ``git grep``)."""
         # The names go on stdin (-f -): thousands of them would overflow a command line.
         patterns = b"".join(name + b"\n" for name in sorted(wanted))
         # Data files (golden values, lock files) are the bulk of a tree and name no code.
@@ -413,10 +420,12 @@ class _Triage:
              "--", ".", *skipped],
             input=patterns, check=False,
         )  # fmt: skip
-        self._used |= {line.rstrip() for line in found.stdout.splitlines()} & wanted
+        return {line.rstrip() for line in found.stdout.splitlines()} & wanted
 
     def used(self, name: bytes) -> bool:
         """Whether the head's tree uses ``name`` (asked beforehand with :meth:`look_for_uses`)."""
+        while self._uses:
+            self._used |= self._uses.pop().result()
         return name in self._used
 
     def holder(self, item: _Lost) -> bytes | None:
@@ -652,7 +661,7 @@ def audit_sync(
     policy = policy or AuditPolicy()
     snapshot = read_snapshot(git, dev, slice_tip, head)
     steps.check()
-    with Ahead() as ahead:
+    with Ahead(workers=3) as ahead:
         base = ahead.ask(_merge_base, git, dev, slice_tip)
         lost_files = _lost_by_file(snapshot)
         triage = _Triage(
@@ -693,6 +702,9 @@ def audit_sync(
         steps.check()
         triage.changes = changes.result()
         unexplained = _removed_on_main(triage, pending)
+        # git looks for the uses of every name these lines define while the passes
+        # below explain most of them (a superset of what will be asked: one grep).
+        triage.look_for_uses([*unexplained, *(item for item, _ in by_policy)], ahead)
         steps.check()
         unexplained = _rewrapped(triage, unexplained)
         unexplained = _moved_or_reformatted(triage, unexplained)
@@ -706,7 +718,10 @@ def audit_sync(
             ahead.ask(changed_regions, git, merge_base, dev, paths),
             ahead.ask(changed_regions, git, merge_base, slice_tip, paths),
         ) if merge_base and paths else None  # fmt: skip
-        triage.look_for_uses([*unexplained, *(item for item, _ in by_policy)])
+        # main's older removals, asked for every file an accident may yet be found in
+        # (the answer per file does not depend on the others: --no-renames), so that
+        # git reads them while the rest of the triage runs.
+        earlier = ahead.ask(earlier_removals, git, merge_base, paths) if merge_base else None
         for item, decided in by_policy:
             # A policy takes the file whole; a definition it dropped that the
             # result still uses is an accident all the same (a test importing it).
@@ -722,7 +737,7 @@ def audit_sync(
         dev_regions, main_regions = (
             (regions[0].result(), regions[1].result()) if regions is not None else ({}, {})
         )
-        _explain_the_rest(triage, unexplained, merge_base, dev_regions, main_regions)
+        _explain_the_rest(triage, unexplained, earlier, dev_regions, main_regions)
     findings = _with_blocks(snapshot, triage.findings)
     findings.sort(key=lambda f: (CLASS_ORDER.index(f.classification), f.path, f.block or 0, f.line))
     return Audit(
@@ -940,17 +955,19 @@ def _reflowed_lines(dev: list[bytes], result: list[bytes], lost: list[_Lost]) ->
 def _explain_the_rest(
     triage: _Triage,
     items: list[_Lost],
-    base: str,
+    earlier: Future[Removals] | None,
     dev_regions: dict[str, list[Region]],
     main_regions: dict[str, list[Region]],
 ) -> None:
     """Removed on main, still referenced, taken as main, superseded by main, or an accident.
 
-    ``base`` is the merge base of the judged dev and the slice tip ("" if none);
-    the regions are what each side changed since, for the items' files.
+    ``earlier`` is being read: main's removals before the merge base of the judged
+    dev and the slice tip (None: they share no history); the regions are what each
+    side changed since that merge base, for the items' files.
     """
     if not items:
         return
+    shared = earlier is not None  # dev and the slice tip have a merge base
     changes = triage.changes
     versions: dict[int, SimilarLines] = {}  # id(region) -> its added lines, indexed once
     first = len(triage.findings)
@@ -995,7 +1012,7 @@ def _explain_the_rest(
                 dropping.setdefault(id(taken), dropped)
             continue
         region = None
-        if base:  # a file dev left as in the base has no regions: its lines map as they are
+        if shared:  # a file dev left as in the base has no regions: its lines map as they are
             span = base_span(dev_regions.get(item.path, ()), item.line)
             region = superseding(
                 span, main_regions.get(item.path, ()), partial(_has_a_version, versions, item.raw)
@@ -1033,8 +1050,8 @@ def _explain_the_rest(
         triage.findings.append(_finding(item, kind, commit=sha, subject=subject, detail=where))
     _comments_follow_their_code(triage, comments)
     _resolution_decisions(triage, beside, dropping)
-    if base:
-        _stale_copies(triage, base, first)
+    if earlier is not None:
+        _stale_copies(triage, earlier.result(), first)
     _amid_mains_change(triage, first)
 
 
@@ -1274,15 +1291,14 @@ def _has_a_version(versions: dict[int, SimilarLines], line: bytes, region: Regio
     return versions[id(region)].most_similar(line) is not None
 
 
-def _stale_copies(triage: _Triage, base: str, first: int) -> None:
-    """Accidents that main's own history held and removed before this slice: removed on main.
+def _stale_copies(triage: _Triage, earlier: Removals, first: int) -> None:
+    """Accidents that main's own history held and removed before this slice (``earlier``,
+    from :func:`~syncdesk.services.audit.sources.earlier_removals`): removed on main.
 
     Such a line is a stale copy of main's older code that an earlier sync kept
-    on dev, not dev's work. Asked only for the files still holding accidents.
+    on dev, not dev's work.
     """
     accidents = [at for at in range(first, len(triage.findings)) if triage.findings[at].is_accident]
-    paths = sorted({triage.findings[at].path for at in accidents})
-    earlier = earlier_removals(triage.git, base, paths) if paths else {}
     for at in accidents:
         found = triage.findings[at]
         removed_by = earlier.get(found.path, {}).get(found.raw)
