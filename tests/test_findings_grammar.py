@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from syncdesk.services.github.models import Review
@@ -626,6 +626,7 @@ FRAGMENTS = st.sampled_from(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(FRAGMENTS, st.text(max_size=6)), max_size=50))
+@example(["**", "| ID | Priority |\n|---|---|\n"])  # found by hypothesis: bold around a table
 def test_any_mix_of_shapes_never_raises_and_stays_sane(parts):
     text = "".join(parts)
     for finding in [*review_findings(text, review_id=4), *parse_text(text)]:

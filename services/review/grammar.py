@@ -218,8 +218,11 @@ def _normal_id(match: re.Match[str]) -> str:
 
 def clean_title(title: str) -> str:
     """A title as shown: no emphasis, heading or table marks left at its ends."""
-    title = title.strip().strip("|").strip()
-    title = title.lstrip("#>").strip().strip("*").strip()  # an unclosed "**" is left as text
+    bare = None
+    while bare != title:  # marks nest in any order: "**| ID |", "| **Title** |"
+        bare = title
+        title = title.strip().strip("|").strip()
+        title = title.lstrip("#>").strip().strip("*").strip()
     for marker in ("__", "_", "`"):
         if len(title) > 2 * len(marker) and title.startswith(marker) and title.endswith(marker):
             title = title[len(marker) : -len(marker)].strip()
