@@ -214,8 +214,33 @@ async def test_a_hunk_resolved_as_mains_rewrite_is_a_decision_not_an_accident(
         (decided,) = [f for f in screen.data.audit.in_file(FILE) if f.detail]
         assert decided.classification is Classification.TAKEN_AS_MAIN
         assert decided.evidence.startswith("the resolution took main's rewrite in conflict hunk")
+        # Its hunk's info names what the head's resolution left out there.
+        hunk = next(h.index for h in conflict.hunks if h.dev_start == decided.line)
+        assert conflict.hunks[hunk].resolution == "main"
+        for _ in conflict.hunks:
+            if screen.state.cursor.hunk == hunk:
+                break
+            await pilot.press("n")
+            await pilot.pause()
+        assert screen.state.cursor.hunk == hunk
+        await until(
+            pilot,
+            lambda: (
+                "left out by taking main's side" in str(screen.query_one("#ws-hunk-info").render())
+            ),
+            "the hunk's info names the decision",
+        )
         info = str(screen.query_one("#ws-hunk-info").render())
         assert "probable accident" not in info
+        assert f"1 dev line(s) left out by taking main's side · line {decided.line}" in info
+        assert decided.evidence in info
+        # Decided by the maintainer (dev's side here), the hunk no longer shows the head's.
+        await pilot.press("d")
+        await until(
+            pilot,
+            lambda: "left out" not in str(screen.query_one("#ws-hunk-info").render()),
+            "the decision line gone once the hunk is decided",
+        )
 
 
 async def test_an_accident_outside_the_hunks_is_restored_as_a_whole_file_edit(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from rich.filesize import decimal
 from textual.content import Content
 
-from syncdesk.services.audit.lost_lines import LostLine
+from syncdesk.services.audit.lost_lines import Classification, LostLine
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.models import Action, SyncState
 from syncdesk.services.workspace.accidents import hunk_index_of
@@ -53,6 +53,8 @@ def hunk_info(
         parts.append((_you_did(choice.action), "bold $success"))
     if accidents:
         parts.extend(_accident_line(conflict, index, accidents))
+    if choice is None and hunk.resolution == "main":
+        parts.extend(_decision_line(conflict, index, data))
     for suggestion in data.suggestions.get(hunk.key, [])[:1]:
         parts.append(("\n↺ ", "bold $accent"))
         parts.append(f"suggested: {suggestion.describe()} (press S to take it)")
@@ -125,6 +127,27 @@ def _deleted_line(conflict: ConflictFile) -> list[Part]:
     if not conflict.binary and conflict.decodable:
         parts.append(f": {kept}'s version is in its pane, {gone[0]}'s pane is empty")
     return parts
+
+
+def _decision_line(conflict: ConflictFile, index: int, data: WorkspaceData) -> list[Part]:
+    """The dev lines the head's resolution of this hunk left out by taking main's side
+    (the audit's *taken as main*): a decision to review here, not an alarm."""
+    findings = data.audit.in_file(conflict.path) if data.audit is not None else ()
+    left = [
+        finding
+        for finding in findings
+        if finding.classification is Classification.TAKEN_AS_MAIN
+        and hunk_index_of(conflict, finding.line) == index
+    ]
+    if not left:
+        return []
+    first = left[0]
+    return [
+        ("\n◆ ", "bold $accent"),
+        f"{len(left)} dev line(s) left out by taking main's side · line {first.line}: ",
+        (first.text.strip()[:60], "bold"),
+        f" ({first.evidence}) · d takes dev's side",
+    ]
 
 
 def _accident_line(conflict: ConflictFile, index: int, accidents: Sequence[LostLine]) -> list[Part]:
