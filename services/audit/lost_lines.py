@@ -272,6 +272,11 @@ class Audit:
     too_large: tuple[LargeFile, ...] = ()  # not read, never silently: listed in every view
     # The real Megatron-LM hook's findings for the same refs (None: its refs differ).
     hook: tuple[HookFinding, ...] | None = None
+    # The findings by path, built on the first in_file (the workspace asks on every
+    # hunk move). Not an __init__ field: dataclasses.replace starts a fresh one.
+    _by_path: dict[str, tuple[LostLine, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @property
     def counts(self) -> dict[Classification, int]:
@@ -291,7 +296,13 @@ class Audit:
 
     def in_file(self, path: str) -> tuple[LostLine, ...]:
         """The findings of one file, in line order."""
-        return tuple(sorted((f for f in self.findings if f.path == path), key=lambda f: f.line))
+        if not self._by_path and self.findings:
+            grouped: dict[str, list[LostLine]] = {}
+            for finding in self.findings:
+                grouped.setdefault(finding.path, []).append(finding)
+            for where, found in grouped.items():
+                self._by_path[where] = tuple(sorted(found, key=lambda f: f.line))
+        return self._by_path.get(path, ())
 
     def hook_account(self) -> dict[str, int]:
         """How many of the real hook's lines got each triage class (empty: no hook run).
@@ -1369,7 +1380,8 @@ def _resolution_decisions(
     On four real Megatron-LM syncs every such line in a hunk that kept dev's
     definitions was innocent (main had re-implemented, restructured or
     re-signed that code with few words in common: 24 labelled blocks), and
-    every true loss among them sat in a hunk that also dropped whole dev
+    every true loss among them but one (a sentence of documentation main had
+    reworded its own way) sat in a hunk that also dropped whole dev
     functions. So they are *taken as main* (shown, with main's commit), except
     in a hunk that dropped a dev definition, where they stay accidents: they
     are usually that definition's callers and arguments.
