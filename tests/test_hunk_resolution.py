@@ -5,7 +5,8 @@ that also change common lines (near a hunk and far from it), and the line
 numbers of each side when the sides also made one-sided changes. Last, heads
 that took dev's file where a diff could misplace a hunk: its lines also sit in
 the common lines (a block main moved), or its side and the common lines next
-to it share lines while main alone changed a line nearby.
+to it share lines while main alone changed a line nearby, or main moved a common
+line from one side of the hunk to the other.
 """
 
 from __future__ import annotations
@@ -230,3 +231,35 @@ def test_hunks_near_a_change_of_main_alone_are_read_whole(tmp_path: Path) -> Non
     ]
     assert [h.head_start for h in conflict.hunks] == [h.dev_start for h in conflict.hunks]
     assert not any(h.context_changed for h in conflict.hunks)
+
+
+def test_a_common_line_main_moved_across_a_hunk_leaves_each_side_in_place(
+    tmp_path: Path,
+) -> None:
+    # Measured on a real sync (a training module): main moved "import argparse"
+    # from above the conflicted lines to below them, so the merge's common lines
+    # hold it after the hunk while dev's file holds it before. The diff anchored
+    # on it and put dev's side three lines early, and a head that is exactly
+    # dev's file read as custom there.
+    base = '# header\n\n"""doc"""\nimport argparse\nimport time\n\nVALUE = 1\n\nrest = 3\n'
+    dev = (
+        '# header\n\n"""doc"""\nimport argparse\nimport time\n\n'
+        "from x import y\nVALUE = compute()\nEXTRA = 2\n\nrest = 3\n"
+    )
+    main = (
+        '# header\n\n"""doc"""\n\n# must come first\nimport time\n\n'
+        "VALUE = 1  # changed\n\n# Standard library.\nimport argparse\nrest = 3\n"
+    )
+    built = build_conflicts(
+        tmp_path / "r", base={"m.py": base}, dev={"m.py": dev}, main={"m.py": main}
+    )
+    conflict = _read(built, dev, "took-dev", "m.py")
+    (hunk,) = conflict.hunks
+    for text, lines, start in ((dev, hunk.dev, hunk.dev_start), (base, hunk.base, hunk.base_start)):
+        held = text.splitlines(keepends=True)[start - 1 : start - 1 + len(lines)]
+        assert tuple(held) == lines
+    assert hunk.dev == ("from x import y\n", "VALUE = compute()\n", "EXTRA = 2\n")
+    assert (hunk.dev_start, hunk.base_start) == (7, 7)
+    # The head is dev's file: the hunk reads as dev, where dev's file holds it.
+    assert (hunk.resolution, hunk.head, hunk.head_start) == ("dev", hunk.dev, 7)
+    assert conflict.resolution == "dev"

@@ -247,7 +247,7 @@ def _segments(
     assert parsed is not None
     sides = side_hunks(parsed, SideFiles(texts["dev"], texts["base"], texts["main"]))
     if head_lines is not None:
-        readings = read_head(parsed, sides, head_lines)
+        readings = _as_the_side_file(read_head(parsed, sides, head_lines), sides, head_lines, texts)
     else:  # no head yet, deleted at the head, or binary there
         readings = [HeadHunk(None, None, absent, False) for _ in sides]
     segments: list[Segment] = []
@@ -258,6 +258,36 @@ def _segments(
     if parsed.commons[-1]:
         segments.append(Common(parsed.commons[-1]))
     return tuple(segments)
+
+
+def _as_the_side_file(
+    readings: list[HeadHunk],
+    sides: Sequence[SideHunk],
+    head: Sequence[str],
+    texts: dict[str, list[str] | None],
+) -> list[HeadHunk]:
+    """A head that is exactly dev's (or main's) file holds that side's lines in every hunk.
+
+    The alignment reads such a hunk as custom when main moved a common line
+    across it (an import from above the hunk to below): the line anchors on the
+    wrong side and the hole slides off the side's lines. Such a hunk is read
+    as the side, where the side's lines are (with its context changed, which
+    it was).
+    """
+    for name in ("dev", "main"):
+        if texts[name] != head:
+            continue
+        fixed = []
+        for reading, side in zip(readings, sides, strict=True):
+            lines, start = (
+                (side.dev, side.dev_start) if name == "dev" else (side.main, side.main_start)
+            )
+            held = tuple(head[start - 1 : start - 1 + len(lines)]) == lines if start > 0 else False
+            if reading.resolution == "custom" and lines and held:
+                reading = HeadHunk(lines, start, name, True)
+            fixed.append(reading)
+        return fixed
+    return readings
 
 
 def _hunk(index: int, side: SideHunk, reading: HeadHunk) -> Hunk:

@@ -85,11 +85,34 @@ def _place(
     if lines is None:
         return [(side, 0) for side in sides]
     candidates = [[keyed(side)] for side in sides]
-    placements = place_hunks(commons, keyed(lines), candidates)
+    target = keyed(lines)
+    placements = place_hunks(commons, target, candidates)
     found: list[tuple[tuple[str, ...], int]] = []
     for side, placement in zip(sides, placements, strict=True):
         if placement.choice == 0:
             found.append((tuple(lines[placement.start : placement.end]), placement.start + 1))
-        else:  # not where the merge says (should not happen): keep git's view of the side
+            continue
+        # Not where the alignment put it. main may have moved a line of the common
+        # context across the hunk ("import argparse" from above it to below): the
+        # diff then anchors that line on the wrong side and slides the hole away
+        # from the side's lines. Those lines, once and only once in the file, are
+        # the hunk; else keep git's view of the side at the alignment's guess.
+        at = _only_place(target, keyed(side))
+        if at is not None:
+            found.append((tuple(lines[at : at + len(side)]), at + 1))
+        else:
             found.append((side, placement.start + 1))
     return found
+
+
+def _only_place(target: Sequence[str], block: Sequence[str]) -> int | None:
+    """The 0-based index where ``block`` (not empty) occurs in ``target``, if exactly once."""
+    if not block:
+        return None
+    width, first = len(block), block[0]
+    found = [
+        at
+        for at, line in enumerate(target[: len(target) - width + 1])
+        if line == first and target[at : at + width] == block
+    ]
+    return found[0] if len(found) == 1 else None
