@@ -430,6 +430,34 @@ def test_a_function_main_moved_to_another_file_under_a_new_name_is_moved(
     )
 
 
+def test_a_line_main_left_out_of_a_function_it_moved_is_not_a_dropped_function(
+    tmp_path: Path,
+) -> None:
+    # main moved _a2a into a package as a2a, without dev's check: the function is
+    # not gone, so the check is not "in dev's _a2a, which the result no longer
+    # has". (On a real sync three such lines sat in a hunk where main rewrote the
+    # code, and became taken-as-main; here nothing else explains it.)
+    body = (
+        "    if size > 1:\n        perm = permute(heads, size)\n"
+        "        out = exchange(out, perm, group)\n    return out\n"
+    )
+    base = {"layer.py": "class Layer:\n    def run(self, out):\n        return out\n"}
+    indented = body.replace("    ", "        ", 1).replace("\n    ", "\n        ")
+    dev = {
+        "layer.py": "class Layer:\n    def run(self, out):\n        return out\n\n"
+        "    def _a2a(self, out, size, group):\n        check_layout(out, strict=True)\n" + indented
+    }
+    main_common = "def a2a(out, size, group):\n" + body
+    main = {"layer.py": None, "layer/common.py": main_common, "layer/__init__.py": ""}
+    audit = build(tmp_path / "r", base, dev, main, main).audit()
+    assert finding(audit, "out = exchange(out, perm, group)").classification is (
+        Classification.MOVED
+    )
+    left_out = finding(audit, "check_layout(out, strict=True)")
+    assert left_out.classification is Classification.ACCIDENT
+    assert left_out.evidence == "on dev, not on main, missing from the result"
+
+
 def test_base_code_dev_only_rewrapped_and_main_removed_is_removed_on_main(
     tmp_path: Path,
 ) -> None:

@@ -50,7 +50,8 @@ explanation failed:
    another file, under its name or another (the function main brought there
    holds most of its lines), and the line is prose or its words are there.
 10. *probable accident* at once: the line is in a dev function or class that
-    main and the head both lack by name (dev's work dropped wholesale).
+    main and the head both lack by name, and that main did not move into
+    another file (dev's work dropped wholesale).
 11. *superseded by main*: a slice commit rewrote the same code: the base
     lines dev changed, or, for a line dev inserted, main deleted the code
     around it or wrote a version of it at that place (a port, a rename, a
@@ -443,6 +444,19 @@ class _Triage:
         """The function or class whose body holds ``item`` in dev's file."""
         holders = self.outline(self.snapshot.changed[item.path].before)
         return holders[item.line - 1] if item.line <= len(holders) else None
+
+    def moved_to(self, path: str, name: bytes) -> list[tuple[str, bytes]]:
+        """Where main moved dev's function ``name`` of ``path``: ``[(path, name)]`` of the
+        functions main brought into other files under that name (few enough to follow)
+        or, failing that, under another name that holds most of its lines."""
+        places = [
+            (other, name)
+            for other in self.defined_elsewhere(name)
+            if other != path and name not in self.defined_in(self.snapshot.changed[other].before)
+        ]  # dev had it there too: not main's move
+        if len(places) > _MOVED_TO_AT_MOST:
+            return []  # a name too common to follow (__init__, forward)
+        return places or self.renamed_function(path, name)
 
     def defined_elsewhere(self, name: bytes) -> list[str]:
         """The changed files whose result defines function or class ``name``, sorted."""
@@ -1231,16 +1245,7 @@ def _moved_with_its_function(triage: _Triage, item: _Lost) -> tuple[bytes, str, 
     change = triage.snapshot.changed[item.path]
     if name in triage.bodies(change.after):
         return None
-    places = [
-        (path, name)
-        for path in triage.defined_elsewhere(name)
-        if path != item.path and name not in triage.defined_in(triage.snapshot.changed[path].before)
-    ]  # dev had it there too: not main's move
-    if len(places) > _MOVED_TO_AT_MOST:
-        return None  # a name too common to follow (__init__, forward)
-    if not places:
-        places = triage.renamed_function(item.path, name)
-    for path, new_name in places:
+    for path, new_name in triage.moved_to(item.path, name):
         other = triage.snapshot.changed[path]
         kept = triage.bodies(other.after)[new_name]
         theirs = _function_words(triage, other.after, new_name)
@@ -1369,6 +1374,8 @@ def _in_a_dropped_definition(triage: _Triage, item: _Lost) -> bytes | None:
     name = triage.holder(item)
     if name is None or name in triage.main_names() or triage.used(name):
         return None
+    if triage.moved_to(item.path, name):
+        return None  # main moved it into another file (under its name or another): not dropped
     return name
 
 
