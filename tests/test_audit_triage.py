@@ -404,24 +404,32 @@ def test_a_name_main_renamed_is_followed(tmp_path: Path) -> None:
     assert "renamed pad_variable_tokens to pad_uneven_inputs" in followed.evidence
 
 
+# dev's method _a2a, which main moved into a package as the function a2a.
+_A2A_BODY = (
+    "    if size > 1:\n        perm = permute(heads, size)\n"
+    "        out = exchange(out, perm, group)\n    return out\n"
+)
+_LAYER = "class Layer:\n    def run(self, out):\n        return out\n"
+
+
+def _a2a_moved(path: Path, dev_first: str, main_first: str) -> Audit:
+    """dev added ``_a2a`` to Layer (its first body line ``dev_first``); main moved it
+    into ``layer/common.py`` as ``a2a`` (``main_first`` first); the result is main's."""
+    indented = _A2A_BODY.replace("    ", "        ", 1).replace("\n    ", "\n        ")
+    dev = {"layer.py": f"{_LAYER}\n    def _a2a(self, out, size, group):\n{dev_first}{indented}"}
+    common = f"def a2a(out, size, group):\n{main_first}{_A2A_BODY}"
+    main = {"layer.py": None, "layer/common.py": common, "layer/__init__.py": ""}
+    return build(path, {"layer.py": _LAYER}, dev, main, main).audit()
+
+
 def test_a_function_main_moved_to_another_file_under_a_new_name_is_moved(
     tmp_path: Path,
 ) -> None:
-    body = (
-        "    if size > 1:\n        perm = permute(heads, size)\n"
-        "        out = exchange(out, perm, group)\n    return out\n"
+    audit = _a2a_moved(
+        tmp_path / "r",
+        "        # swap the layout before the exchange\n",
+        "    # the layout goes first\n",
     )
-    base = {"layer.py": "class Layer:\n    def run(self, out):\n        return out\n"}
-    dev = {
-        "layer.py": "class Layer:\n    def run(self, out):\n        return out\n\n"
-        "    def _a2a(self, out, size, group):\n"
-        "        # swap the layout before the exchange\n"
-        + body.replace("    ", "        ", 1).replace("\n    ", "\n        ")
-    }
-    main_common = "def a2a(out, size, group):\n    # the layout goes first\n" + body
-    main = {"layer.py": None, "layer/common.py": main_common, "layer/__init__.py": ""}
-    sync = build(tmp_path / "r", base, dev, main, main)
-    audit = sync.audit()
     moved = finding(audit, "out = exchange(out, perm, group)")
     assert moved.classification is Classification.MOVED
     assert moved.other_path == "layer/common.py" and "with a2a()" in moved.evidence
@@ -437,19 +445,7 @@ def test_a_line_main_left_out_of_a_function_it_moved_is_not_a_dropped_function(
     # not gone, so the check is not "in dev's _a2a, which the result no longer
     # has". (On a real sync three such lines sat in a hunk where main rewrote the
     # code, and became taken-as-main; here nothing else explains it.)
-    body = (
-        "    if size > 1:\n        perm = permute(heads, size)\n"
-        "        out = exchange(out, perm, group)\n    return out\n"
-    )
-    base = {"layer.py": "class Layer:\n    def run(self, out):\n        return out\n"}
-    indented = body.replace("    ", "        ", 1).replace("\n    ", "\n        ")
-    dev = {
-        "layer.py": "class Layer:\n    def run(self, out):\n        return out\n\n"
-        "    def _a2a(self, out, size, group):\n        check_layout(out, strict=True)\n" + indented
-    }
-    main_common = "def a2a(out, size, group):\n" + body
-    main = {"layer.py": None, "layer/common.py": main_common, "layer/__init__.py": ""}
-    audit = build(tmp_path / "r", base, dev, main, main).audit()
+    audit = _a2a_moved(tmp_path / "r", "        check_layout(out, strict=True)\n", "")
     assert finding(audit, "out = exchange(out, perm, group)").classification is (
         Classification.MOVED
     )
