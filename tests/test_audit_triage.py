@@ -111,15 +111,20 @@ def test_dev_lines_dropped_next_to_an_unrelated_change_of_mains_are_accidents(
     assert lost.classification is Classification.ACCIDENT
 
 
+# A hunk: dev adds lines after y's line, main changes y's line, the head takes main's.
+_RUN_BASE = "def run(x):\n    y = x + 1\n    return y\n"
+_RUN_MAIN = "def run(x):\n    y = x + 2\n    return y\n"
+
+
 def test_dev_lines_a_hunk_taken_as_main_dropped_are_the_resolutions_decision(
     tmp_path: Path,
 ) -> None:
     # The conflict hunk holds dev's line next to main's change; the head took
     # main's side. On real syncs such lines were main's re-implementation of the
     # code (24 labelled blocks, all innocent): shown as the decision, main named.
-    base = {"m.py": "def run(x):\n    y = x + 1\n    return y\n"}
+    base = {"m.py": _RUN_BASE}
     dev = {"m.py": "def run(x):\n    y = x + 1\n    audit_log.record(x, y)\n    return y\n"}
-    main = {"m.py": "def run(x):\n    y = x + 2\n    return y\n"}
+    main = {"m.py": _RUN_MAIN}
     sync = build(tmp_path / "r", base, dev, main, {"m.py": main["m.py"]})
     lost = finding(sync.audit(hunks=True), "audit_log.record(x, y)")
     assert lost.classification is Classification.TAKEN_AS_MAIN
@@ -137,12 +142,12 @@ def test_a_hunk_taken_as_main_that_dropped_a_dev_function_keeps_every_line_an_ac
     # The same hunk, but dev also defined a helper there that main and the result
     # lack by name (a real sync lost a test file's CUDA-graph support this way):
     # the resolution dropped dev's work, so the lines around it are accidents too.
-    base = {"m.py": "def run(x):\n    y = x + 1\n    return y\n"}
+    base = {"m.py": _RUN_BASE}
     dev = {
         "m.py": "def run(x):\n    y = x + 1\n    def note(v):\n        audit_log.record(v)\n"
         "    note(y)\n    return y\n"
     }
-    main = {"m.py": "def run(x):\n    y = x + 2\n    return y\n"}
+    main = {"m.py": _RUN_MAIN}
     sync = build(tmp_path / "r", base, dev, main, {"m.py": main["m.py"]})
     audit = sync.audit(hunks=True)
     helper = finding(audit, "audit_log.record(v)")

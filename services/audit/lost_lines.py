@@ -1393,13 +1393,16 @@ def _resolution_decisions(
     in a hunk that dropped a dev definition, where they stay accidents: they
     are usually that definition's callers and arguments.
     """
+    commits: dict[int, tuple[str | None, str | None]] = {}  # id(hunk) -> main's commit
     for index, hunk in beside:
         finding = triage.findings[index]
         if id(hunk) in dropping:
             detail = f"conflict hunk {hunk.index + 1}{_DROPPING}{decode(dropping[id(hunk)])}"
             triage.findings[index] = replace(finding, detail=detail)
             continue
-        sha, subject = _hunk_commit(triage.changes, finding.path, hunk)
+        if id(hunk) not in commits:  # one look per hunk: a hunk may hold many such lines
+            commits[id(hunk)] = _hunk_commit(triage.changes, finding.path, hunk)
+        sha, subject = commits[id(hunk)]
         detail = f"conflict hunk {hunk.index + 1}{_BESIDE}"
         triage.findings[index] = replace(
             finding, classification=Classification.TAKEN_AS_MAIN, commit=sha, subject=subject,
