@@ -2,14 +2,16 @@
 
 Each shortcut the preservation audit takes for speed (set differences before
 the multiset subtraction, an ASCII test before decoding, the common head and
-tail before difflib, a short window before the statement scanner's full reach,
-git reads started ahead on threads) is checked against the straightforward
-computation on inputs built to hit its edges.
+tail before difflib, git reads started ahead on threads) is checked against the
+straightforward computation on inputs built to hit its edges. (The statement
+scanner's whole-file passes are checked against Python's own tokenizer in
+test_statements.py.)
 """
 
 from __future__ import annotations
 
 import random
+import re
 import threading
 from collections import Counter
 from itertools import pairwise
@@ -20,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from syncdesk.services.audit import lines as lines_module
-from syncdesk.services.audit import statements
 from syncdesk.services.audit.lines import alignment, is_trivial, lost_lines
+from syncdesk.services.audit.names import identifiers
 from syncdesk.services.errors import GitCommandError
 from syncdesk.services.git.ahead import Ahead
 from syncdesk.services.git.runner import Git
@@ -74,41 +76,18 @@ def test_alignment_keeps_the_common_head_and_tail_in_place() -> None:
     assert pairs[0] == 0 and pairs[3] == 4
 
 
-def _python_file(seed: int) -> list[bytes]:
-    """Python-like lines: calls wrapped over many lines, docstrings, comments, backslashes."""
-    rng = random.Random(seed)
-    lines: list[bytes] = []
-    for index in range(120):
-        kind = rng.randrange(7)
-        if kind == 0:
-            span = rng.choice([2, 5, 9, 20, 70])  # some longer than the first window
-            lines.append(b"call_%d(" % index)
-            lines += [b"    arg_%d,  # note" % k for k in range(span)]
-            lines.append(b")")
-        elif kind == 1:
-            lines.append(b'"""Doc')
-            lines += [b"text (with a bracket" for _ in range(rng.choice([1, 7, 12]))]
-            lines.append(b'"""')
-        elif kind == 2:
-            lines += [b"total = 1 + \\", b"    2 + \\", b"    3"]
-        elif kind == 3:
-            lines.append(b"s = 'it''s' \"a\"  # ( not a bracket")
-        elif kind == 4:
-            lines.append(b"broken = (  # never closed" if rng.random() < 0.1 else b"x = [1, 2]")
-        else:
-            lines.append(b"value_%d = compute(%d)" % (index, index))
-    return lines
+_WORDISH = st.lists(
+    st.sampled_from(
+        [b"a", b"_b", b"Z9", b"0", b"1e5", b"0x1f", b"12", b" ", b"\n", b".", b"\xe9", b"(", b"\t"]
+    ),
+    max_size=40,
+).map(b"".join)
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_the_short_window_finds_the_statements_the_full_reach_finds(
-    seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    lines = _python_file(seed)
-    fast = statements.statement_keys(lines)
-    monkeypatch.setattr(statements, "_FIRST_WINDOW", statements.LONGEST)
-    assert fast == statements.statement_keys(lines)
-    assert any(last - first >= 8 for first, last, _ in fast)  # the inputs reach past it
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(_WORDISH, st.binary(max_size=60)))
+def test_identifiers_are_the_regex_tokens(data: bytes) -> None:
+    assert identifiers(data) == set(re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", data))
 
 
 def test_a_read_started_ahead_gives_its_answer_and_its_error(tmp_path: Path) -> None:

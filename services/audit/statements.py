@@ -10,50 +10,56 @@ line ends in a backslash), and gives each one a key that ignores all of that
 and the comments inside it. A lost dev line whose statement's key the result
 still holds was rewrapped, not lost.
 
-The scanner is a byte-level approximation of the tokenizer, linear in the
-file, and fails safe: a bracket left open for more than :data:`LONGEST`
+The scan works on the whole file at once, in three passes that run at C
+speed but one: the string literals and comments are found left to right
+(one regex, the only per-token Python), the brackets that close on their own
+line are cancelled by repeated ``bytes.replace``, and only the lines left
+with an open bracket, a continuation or a string over lines are walked one
+by one. It fails safe: a bracket left open for more than :data:`LONGEST`
 lines (a stray one, or a file that is not Python after all) ends the
-statement at its first line, and the scan starts over on the next.
+statement at its first line, and the walk starts over on the next.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 
-# The longest statement (in lines) the scanner follows; above it, the first line stands alone.
+# The longest a bracket stays open (in lines) before the scanner gives up on it.
 LONGEST = 60
-# The lines :func:`_statement` scans first, before the whole of :data:`LONGEST`.
-_FIRST_WINDOW = 6
 # Files read as Python.
 PYTHON_SUFFIXES = (".py", ".pyi")
 
-# The tokens the scanner walks: whole string literals (triple-quoted ones over
-# lines), a comment, a bracket, a backslash continuation, a line break.
-_TOKEN = re.compile(
+# What hides brackets and line ends from the code: whole string literals
+# (triple-quoted ones over lines, a single-quoted one over a backslash-newline)
+# and comments. Possessive runs keep the one-line literals linear.
+_HIDING = re.compile(
     b"|".join(
         [
-            rb'"""(?:[^"\\]|\\.|"(?!""))*"""',  # a triple-quoted string, over lines
+            rb'("""(?:[^"\\]|\\.|"(?!""))*"""',
             rb"'''(?:[^'\\]|\\.|'(?!''))*'''",
-            rb'"(?:[^"\\\n]|\\.)*"',  # a string on one line
-            rb"'(?:[^'\\\n]|\\.)*'",
-            rb"#[^\n]*",  # a comment
-            rb"[()\[\]{}]",
-            rb"\\\n",  # a backslash continuation
-            rb"\n",
+            rb'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"',
+            rb"'[^'\\\n]*+(?:\\.[^'\\\n]*+)*+'",
+            rb"#[^\n]*)",
         ]
     ),
     re.DOTALL,
 )
+# ``bytes.translate`` deletion sets: all but the brackets, a backslash and line ends;
+# and then every kind of bracket as a parenthesis.
+_NOT_SHAPE = bytes(b for b in range(256) if b not in b"()[]{}\\\n")
+_ONE_KIND = bytes.maketrans(b"[]{}", b"()()")
 # The key drops what rewrapping changes: whitespace, commas, wrapping
 # parentheses and backslashes; one quote style; adjacent string literals joined.
 _DROPPED = b" \t\n\r\x0b\x0c,()\\"
 # A statement that is only a string literal: a docstring, or prose used as one.
 _BARE_STRING = re.compile(rb'[rRuU]?"')
-# A line with none of what makes a statement span lines or hides code: quotes, "#", "\\".
-_PLAIN_LINE = re.compile(rb"[^\"'#\\]*")
-# Two string literals in a row, which Python joins: ``"abc" "def"``, over lines too.
+# Two string literals in a row, which Python joins: ``"abc" "def"``, over lines too
+# (and the same within each line, for all the lines of a file at once).
 _JOINED_LITERALS = re.compile(rb'"\s+[rRbBfFuU]{0,2}"')
+_JOINED_ON_A_LINE = re.compile(rb'"[ \t\r\x0b\x0c]+[rRbBfFuU]{0,2}"')
+_DROPPED_BUT_LINE_ENDS = _DROPPED.replace(b"\n", b"")
 
 
 def is_python(path: str) -> bool:
@@ -69,28 +75,71 @@ def statement_keys(lines: Sequence[bytes]) -> list[tuple[int, int, bytes]]:
     backslashes and string-literal seams, with one quote style, so two
     wrappings of the same statement have the same key.
     """
+    code, shape = _code_and_shape(b"\n".join(lines))
+    code_lines = code.split(b"\n")
+    # Every line's key as if it were a statement of its own, all lines at once.
+    own_keys = _key_per_line(code).split(b"\n")
+    # Per line, the brackets it leaves open ("(" or ")" whatever their kind) and
+    # a backslash where it goes on: the lines a statement may go on past.
+    left = shape.split(b"\n")
+    open_at = [at for at, rest in enumerate(left) if rest]
     out: list[tuple[int, int, bytes]] = []
-    first = 0
-    while first < len(lines):
-        line = lines[first]
-        if _PLAIN_LINE.fullmatch(line) and _balanced(line):
-            # Most lines: no string, comment or continuation, brackets closed
-            # (and no quote, so the key is the line without what rewrapping changes).
-            out.append((first, first, line.translate(None, _DROPPED)))
+    first, count = 0, len(lines)
+    while first < count:
+        # Up to the next line something stays open on, every line is a statement.
+        at = bisect.bisect_left(open_at, first)
+        upto = open_at[at] if at < len(open_at) else count
+        span = range(first, upto)
+        out.extend(zip(span, span, own_keys[first:upto], strict=True))
+        if upto >= count:
+            break
+        first = upto
+        last = _last_line(left, first)
+        if last is None:  # never closed: not a statement this scanner understands
+            out.append((first, first, _key(lines[first])))
             first += 1
             continue
-        last, code = _statement(lines, first)
-        out.append((first, last, _key(code)))
+        out.append((first, last, _key(b"\n".join(code_lines[first : last + 1]))))
         first = last + 1
     return out
 
 
-def _balanced(line: bytes) -> bool:
-    return (
-        line.count(b"(") == line.count(b")")
-        and line.count(b"[") == line.count(b"]")
-        and line.count(b"{") == line.count(b"}")
-    )
+def _code_and_shape(text: bytes) -> tuple[bytes, bytes]:
+    """``text`` without its comments; and its shape: per line, only the brackets it
+    leaves open (every kind as ``(`` and ``)``) and a backslash where it goes on (a
+    string literal over lines becomes a backslash at each of its line ends)."""
+    # split() with the pattern's one group gives code, token, code, token, ...:
+    # the tokens handled by comprehensions, no Python call per match.
+    parts = _HIDING.split(text)
+    tokens = parts[1::2]
+    parts[1::2] = [b"" if token[:1] == b"#" else token for token in tokens]
+    code = b"".join(parts)
+    parts[1::2] = [b"\\\n" * token.count(b"\n") for token in tokens]
+    shape = b"".join(parts).translate(None, _NOT_SHAPE)
+    # Cancel the pairs closed on their own line, innermost first, until none is left:
+    # a line break between two brackets keeps them apart.
+    while (shorter := shape.replace(b"()", b"").replace(b"[]", b"").replace(b"{}", b"")) != shape:
+        shape = shorter
+    return code, shape.translate(_ONE_KIND)
+
+
+def _last_line(left: Sequence[bytes], first: int) -> int | None:
+    """The last line of the statement starting at ``first``, from each line's shape
+    (:func:`_code_and_shape`); None if a bracket stays open past :data:`LONGEST` lines."""
+    depth = 0
+    for at in range(first, len(left)):
+        rest = left[at]
+        if rest:
+            depth += rest.count(b"(") - rest.count(b")")
+            if depth > 0 or rest[-1:] == b"\\":
+                if depth > 0 and at + 1 - first >= LONGEST:
+                    return None
+                continue
+        if depth <= 0:
+            return at
+        if at + 1 - first >= LONGEST:
+            return None
+    return None
 
 
 def docstring_lines(statements: Sequence[tuple[int, int, bytes]]) -> set[int]:
@@ -103,53 +152,12 @@ def docstring_lines(statements: Sequence[tuple[int, int, bytes]]) -> set[int]:
     return found
 
 
-def _statement(lines: Sequence[bytes], first: int) -> tuple[int, bytes]:
-    """The last line of the statement that begins at line ``first``, and its code
-    (comments cut out).
-
-    One pass over the tokens that matter; a string literal is one token, so
-    brackets and ``#`` inside it are not seen. A statement still open after
-    :data:`LONGEST` lines is cut back to its first line.
-    """
-    reach = min(len(lines), first + LONGEST)
-    # Most statements end within a few lines: scan a short window first, and the
-    # whole reach only when the statement is still open at its end or a
-    # triple-quoted string may run past it (cut short, it would scan as others).
-    short = min(reach, first + _FIRST_WINDOW)
-    if short < reach:
-        window = b"\n".join(lines[first:short]) + b"\n"
-        if b'"""' not in window and b"'''" not in window:
-            found = _scan(window, first)
-            if found is not None:
-                return found
-    found = _scan(b"\n".join(lines[first:reach]) + b"\n", first)
-    # Never closed within reach: not a statement this scanner understands.
-    return found if found is not None else (first, lines[first])
-
-
-def _scan(text: bytes, first: int) -> tuple[int, bytes] | None:
-    """:func:`_statement` over ``text`` (lines from ``first``): None if it never closes."""
-    depth, line, kept, position = 0, first, [], 0
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        head = token[:1]
-        if head == b"\n" or token == b"\\\n":
-            line += 1
-            if head == b"\n" and depth <= 0:
-                kept.append(text[position : match.start()])
-                return line - 1, b"".join(kept)
-        elif head == b"#":
-            kept.append(text[position : match.start()])
-            position = match.end()
-        elif head in b"([{":
-            depth += 1
-        elif head in b")]}":
-            depth -= 1
-        else:  # a string literal, maybe over lines
-            line += token.count(b"\n")
-    return None
-
-
 def _key(code: bytes) -> bytes:
     joined = _JOINED_LITERALS.sub(b"", code.replace(b"'", b'"'))
     return joined.translate(None, _DROPPED)
+
+
+def _key_per_line(code: bytes) -> bytes:
+    """:func:`_key` of every line of ``code``, the lines kept apart."""
+    joined = _JOINED_ON_A_LINE.sub(b"", code.replace(b"'", b'"'))
+    return joined.translate(None, _DROPPED_BUT_LINE_ENDS)
