@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from syncdesk.services.audit import lines as lines_module
 from syncdesk.services.audit.lines import alignment, is_trivial, lost_lines
-from syncdesk.services.audit.names import identifiers
+from syncdesk.services.audit.names import definitions, identifiers
 from syncdesk.services.errors import GitCommandError
 from syncdesk.services.git.ahead import Ahead
 from syncdesk.services.git.runner import Git
@@ -88,6 +88,21 @@ _WORDISH = st.lists(
 @given(st.one_of(_WORDISH, st.binary(max_size=60)))
 def test_identifiers_are_the_regex_tokens(data: bytes) -> None:
     assert identifiers(data) == set(re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", data))
+
+
+_DEFINING = st.lists(
+    st.sampled_from(
+        [b"def f", b"async def g", b"class C", b"def", b"async", b" ", b"\t", b"\n", b"_1", b"@x"]
+    ),
+    max_size=30,
+).map(b"".join)
+_DEFINES = re.compile(rb"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_DEFINING)
+def test_definitions_are_the_anchored_regex_matches(data: bytes) -> None:
+    assert definitions(data) == set(_DEFINES.findall(data))
 
 
 def test_a_read_started_ahead_gives_its_answer_and_its_error(tmp_path: Path) -> None:

@@ -104,6 +104,7 @@ from syncdesk.services.audit.names import (
     SimilarLines,
     defined_names,
     definition_name,
+    definitions,
     identifiers,
     imported_names,
     local_names,
@@ -397,7 +398,7 @@ class _Triage:
     _names_in: dict[str, set[bytes]] = field(default_factory=dict)
     _definitions: dict[bytes, list[str]] | None = None
     _renamed: dict[tuple[str, bytes], list[tuple[str, bytes]]] = field(default_factory=dict)
-    _functions_index: dict[bytes, set[tuple[str, bytes]]] | None = None
+    _new_file_forms: dict[str, set[bytes]] | None = None
     _brought: dict[str, dict[bytes, set[bytes]]] = field(default_factory=dict)
     _defined_in: dict[str, set[bytes]] = field(default_factory=dict)
     _renamings: dict[str, dict[bytes, tuple[bytes, int]]] = field(default_factory=dict)
@@ -466,7 +467,7 @@ class _Triage:
                 blob = self.snapshot.blobs.get(self.snapshot.changed[path].after or "", b"")
                 if not is_python(path) or is_binary(blob):
                     continue
-                for found in set(_DEFINES.findall(blob)):
+                for found in definitions(blob):
                     self._definitions.setdefault(found, []).append(path)
         return self._definitions.get(name, [])
 
@@ -483,34 +484,34 @@ class _Triage:
                 for at in self.bodies(dev_sha).get(name, [])
                 if not is_trivial(lines[at])
             }
+            least = max(2, _MOVED_SHARE * len(mine))
             hits: Counter[tuple[str, bytes]] = Counter()
-            own = self._brought_lines(path)  # renamed in place
-            for form in mine:
-                hits.update(self._function_lines().get(form, ()))
-                hits.update((path, owner) for owner in own.get(form, ()))
+            # Only the files whose lines hold enough of the function's lines at all are
+            # outlined; its own file too (renamed in place).
+            for other in [*self._new_files_holding(mine, least), path]:
+                brought = self._brought_lines(other)
+                for form in mine:
+                    hits.update((other, owner) for owner in brought.get(form, ()))
             for place in list(hits):  # only a function main brought: dev's own is no move
                 if place[1] in self.defined_in(self.snapshot.changed[place[0]].before):
                     del hits[place]
             best = max(sorted(hits), key=lambda place: hits[place], default=None)
-            found = best is not None and hits[best] >= max(2, _MOVED_SHARE * len(mine))
+            found = best is not None and hits[best] >= least
             self._renamed[path, name] = [best] if found and best is not None else []
         return self._renamed[path, name]
 
-    def _function_lines(self) -> dict[bytes, set[tuple[str, bytes]]]:
-        """Each normal-form line of a function of a Python file new to dev (where main
-        moves code: a module split into a package, say) -> the functions holding it.
-        Built once, when first asked."""
-        if self._functions_index is None:
-            self._functions_index = {}
+    def _new_files_holding(self, forms: set[bytes], least: float) -> list[str]:
+        """The Python files new to dev (where main moves code: a module split into a
+        package, say) whose result holds at least ``least`` of ``forms`` (normal-form
+        lines) anywhere: the only files a function with those lines may have gone to.
+        Each file's lines are read into a set once, when first asked."""
+        if self._new_file_forms is None:
+            self._new_file_forms = {}
             for path in sorted(self.snapshot.on_main):
                 change = self.snapshot.changed.get(path)
-                if change is None or change.before is not None or not is_python(path):
-                    continue
-                for form, owners in self._brought_lines(path).items():
-                    self._functions_index.setdefault(form, set()).update(
-                        (path, owner) for owner in owners
-                    )
-        return self._functions_index
+                if change is not None and change.before is None and is_python(path):
+                    self._new_file_forms[path] = set(_normal_forms(self.snapshot, change.after))
+        return [path for path, held in self._new_file_forms.items() if len(forms & held) >= least]
 
     def _brought_lines(self, path: str) -> dict[bytes, set[bytes]]:
         """Each normal-form line of a function main brought into ``path`` (the result
@@ -535,7 +536,7 @@ class _Triage:
         """The functions and classes a blob defines, by its ``def``/``class`` lines."""
         key = sha or ""
         if key not in self._defined_in:
-            self._defined_in[key] = set(_DEFINES.findall(self.snapshot.blobs.get(key, b"")))
+            self._defined_in[key] = definitions(self.snapshot.blobs.get(key, b""))
         return self._defined_in[key]
 
     def names_in(self, sha: str | None) -> set[bytes]:
@@ -1139,8 +1140,6 @@ def _comments_follow_their_code(triage: _Triage, comments: list[int]) -> None:
             )  # fmt: skip
 
 
-# A def or class line, anywhere in a blob.
-_DEFINES = re.compile(rb"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 # A function main moved is looked for in at most this many other files by its name.
 _MOVED_TO_AT_MOST = 3
 # A function main moved under a new name: the new one holds this share of its lines.
@@ -1243,7 +1242,7 @@ def _moved_with_its_function(triage: _Triage, item: _Lost) -> tuple[bytes, str, 
     if name is None:
         return None
     change = triage.snapshot.changed[item.path]
-    if name in triage.bodies(change.after):
+    if name in triage.defined_in(change.after):  # its "def" lines, without an outline
         return None
     for path, new_name in triage.moved_to(item.path, name):
         other = triage.snapshot.changed[path]

@@ -197,6 +197,31 @@ def definition_name(line: bytes) -> bytes | None:
     return match.group(2) if match is not None else None
 
 
+# ``def`` and ``class`` found by their keyword (a fast literal search); the rest
+# of the line before it must be indentation (and ``async``).
+_DEF_KEYWORD = re.compile(rb"def[ \t]+([A-Za-z_]\w*)")
+_CLASS_KEYWORD = re.compile(rb"class[ \t]+([A-Za-z_]\w*)")
+_DEF_MARGIN = re.compile(rb"[ \t]*(?:async[ \t]+)?")
+
+
+def definitions(data: bytes) -> set[bytes]:
+    """The names of the functions and classes a file defines: every line that is
+    ``def name``/``async def name``/``class name`` after its indentation.
+
+    A whole file is read at once: a regex anchored at each line start tries
+    every byte (200 ms over a large sync's files); searching the keywords
+    first and checking what precedes them on their line takes a tenth of that.
+    """
+    found: set[bytes] = set()
+    for opener in (_DEF_KEYWORD, _CLASS_KEYWORD):
+        for match in opener.finditer(data):
+            start = match.start()
+            line_start = data.rfind(b"\n", 0, start) + 1
+            if _DEF_MARGIN.fullmatch(data, line_start, start):
+                found.add(match.group(1))
+    return found
+
+
 def enclosing_definition(lines: Sequence[bytes], index: int) -> bytes | None:
     """The name of the function or class whose body holds ``lines[index]`` (0-based), if any."""
     return outline(lines)[index]
