@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from syncdesk.services.audit import lines as lines_module
 from syncdesk.services.audit.lines import alignment, is_trivial, lost_lines
-from syncdesk.services.audit.names import definitions, identifiers
+from syncdesk.services.audit.names import definitions, identifiers, outline_and_owners
 from syncdesk.services.errors import GitCommandError
 from syncdesk.services.git.ahead import Ahead
 from syncdesk.services.git.runner import Git
@@ -103,6 +103,62 @@ _DEFINES = re.compile(rb"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*
 @given(_DEFINING)
 def test_definitions_are_the_anchored_regex_matches(data: bytes) -> None:
     assert definitions(data) == set(_DEFINES.findall(data))
+
+
+def _outline_plain(lines: list[bytes]) -> tuple[list[bytes | None], list[bytes | None]]:
+    """outline_and_owners as first written: the chain walked down for every line."""
+    chain: list[tuple[int, bytes | None]] = []
+    out: list[bytes | None] = []
+    owners: list[bytes | None] = []
+
+    def innermost(indent: int) -> bytes | None:
+        for depth, name in reversed(chain):
+            if depth >= indent:
+                continue
+            if name is not None:
+                return name
+            if depth == 0:
+                return None
+        return None
+
+    for line in lines:
+        stripped = line.lstrip()
+        if not stripped.strip():
+            out.append(None)
+            owners.append(None)
+            continue
+        indent = len(line) - len(stripped)
+        closer = stripped[:1] in (b")", b"]", b"}")
+        if not closer:
+            while chain and chain[-1][0] >= indent:
+                chain.pop()
+        holder = innermost(indent)
+        out.append(holder)
+        if closer:
+            owners.append(holder)
+            continue
+        match = re.match(rb"^(\s*)(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)", line)
+        name = match.group(2) if match is not None else None
+        owners.append(name or holder)
+        chain.append((indent, name))
+    return out, owners
+
+
+_OUTLINED = st.lists(
+    st.tuples(
+        st.sampled_from([b"", b"  ", b"    ", b"\t", b"        "]),
+        st.sampled_from(
+            [b"def f(", b"class C:", b"async def g():", b"x = 1", b"if a:", b"):", b""]
+        ),
+    ).map(b"".join),
+    max_size=30,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_OUTLINED)
+def test_the_outline_reads_the_chain_as_the_plain_walk_does(lines: list[bytes]) -> None:
+    assert outline_and_owners(lines) == _outline_plain(lines)
 
 
 def test_a_read_started_ahead_gives_its_answer_and_its_error(tmp_path: Path) -> None:

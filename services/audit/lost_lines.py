@@ -929,9 +929,9 @@ def _gained_lines(snapshot: Snapshot, wanted: set[bytes]) -> dict[bytes, list[tu
     gained: dict[bytes, list[tuple[str, int]]] = {}
     for path in sorted(snapshot.changed):
         result = _normal_forms(snapshot, snapshot.changed[path].after)
-        hits = [(n, form) for n, form in enumerate(result, start=1) if form in wanted]
-        if not hits:
+        if wanted.isdisjoint(result):  # most files: one pass in C
             continue
+        hits = [(n, form) for n, form in enumerate(result, start=1) if form in wanted]
         before = Counter(_normal_forms(snapshot, snapshot.changed[path].before))
         before |= Counter(_normal_forms(snapshot, snapshot.main_side(path)))
         seen: Counter[bytes] = Counter()
@@ -949,7 +949,7 @@ def _normal_forms(snapshot: Snapshot, sha: str | None) -> list[bytes]:
         return []
     count = len(snapshot.lines(sha))
     swapped = snapshot.blobs.get(sha, b"").replace(b"'", b'"')
-    return [line.strip() for line in swapped.split(b"\n", count)[:count]]
+    return list(map(bytes.strip, swapped.split(b"\n", count)[:count]))
 
 
 def _reflowed(triage: _Triage, items: list[_Lost]) -> list[_Lost]:

@@ -243,44 +243,50 @@ def outline(lines: Sequence[bytes]) -> list[bytes | None]:
 
 def outline_and_owners(lines: Sequence[bytes]) -> tuple[list[bytes | None], list[bytes | None]]:
     """:func:`outline`, and the same where a ``def``/``class`` line belongs to what it
-    defines (its owner), computed in the one pass."""
-    chain: list[tuple[int, bytes | None]] = []  # (indent, the name it defines, if any)
+    defines (its owner), computed in the one pass.
+
+    Each entry of the chain keeps, beside its indent, the holder of the lines
+    below it (its own name, or else its own holder's: none for a plain margin
+    block, which empties the chain), so a line's holder is read off the top of
+    the chain: no walk down it but for a closing-bracket line, which sees the
+    chain without popping.
+    """
+    indents: list[int] = []  # the chain of enclosing lines, strictly less indented
+    below: list[bytes | None] = []  # ... and the holder of the lines below each
     out: list[bytes | None] = []
     owners: list[bytes | None] = []
     for line in lines:
         stripped = line.lstrip()
-        if not stripped.strip():
+        if not stripped:
             out.append(None)
             owners.append(None)
             continue
         indent = len(line) - len(stripped)
-        closer = stripped[:1] in (b")", b"]", b"}")
-        if not closer:
-            while chain and chain[-1][0] >= indent:
-                chain.pop()
-        holder = _innermost(chain, indent)
-        out.append(holder)
-        if closer:
+        lead = stripped[0]
+        if lead in _CLOSERS:
+            at = len(indents) - 1
+            while at >= 0 and indents[at] >= indent:
+                at -= 1  # only a closing-bracket line sees entries this deep
+            holder = below[at] if at >= 0 else None
+            out.append(holder)
             owners.append(holder)
             continue
+        while indents and indents[-1] >= indent:
+            indents.pop()
+            below.pop()
+        holder = below[-1] if below else None
+        out.append(holder)
         # Only a line starting "def", "class" or "async" can define (a cheap test first).
-        match = _DEF.match(line) if stripped[:1] in (b"d", b"c", b"a") else None
+        match = _DEF.match(line) if lead in _DEFINERS else None
         name = match.group(2) if match is not None else None
         owners.append(name or holder)
-        chain.append((indent, name))
+        indents.append(indent)
+        below.append(name if name is not None else holder)  # at the margin, holder is None
     return out, owners
 
 
-def _innermost(chain: Sequence[tuple[int, bytes | None]], indent: int) -> bytes | None:
-    """The nearest definition in ``chain`` above ``indent``; None past a plain margin block."""
-    for depth, name in reversed(chain):
-        if depth >= indent:
-            continue  # only a closing-bracket line sees entries this deep
-        if name is not None:
-            return name
-        if depth == 0:
-            return None
-    return None
+_CLOSERS = frozenset(b")]}")
+_DEFINERS = frozenset(b"dca")
 
 
 # ``a = ...``, ``a, b = ...``, ``a: T = ...``, ``a += ...``: the names a line assigns.

@@ -71,8 +71,9 @@ class Snapshot:
         if sha is None:
             return []
         if sha not in self._lines:
-            shared = self._canon.setdefault
-            self._lines[sha] = [shared(line, line) for line in raw_lines(self.blobs.get(sha, b""))]
+            split = raw_lines(self.blobs.get(sha, b""))
+            # map() with the bound method runs the loop in C: no Python frame a line.
+            self._lines[sha] = list(map(self._canon.setdefault, split, split))
         return self._lines[sha]
 
     def main_side(self, path: str) -> str | None:
