@@ -685,9 +685,19 @@ def audit_sync(
     """
     dev = scope.dev if scope is not None else dev_base
     policy = policy or AuditPolicy()
-    snapshot = read_snapshot(git, dev, slice_tip, head)
-    steps.check()
     with Ahead(workers=3) as ahead:
+        patches: list[Future[SliceChanges]] = []
+
+        def ask_for_patches(touched: Sequence[Touched]) -> None:
+            # A line a slice commit removed is main's deletion, whatever else is true
+            # of it. git reads the slice's patches of every file a lost line may be
+            # in (a superset: which have lost lines is known only once the blobs
+            # are read and compared) while the blobs are read and the lines placed.
+            paths = [t.path for t in touched if _may_lose_lines(t.path, policy)]
+            patches.append(ahead.ask(slice_changes, git, dev_base, slice_tip, sorted(paths)))
+
+        snapshot = read_snapshot(git, dev, slice_tip, head, touched_known=ask_for_patches)
+        steps.check()
         base = ahead.ask(_merge_base, git, dev, slice_tip)
         lost_files = _lost_by_file(snapshot)
         triage = _Triage(
@@ -710,11 +720,6 @@ def audit_sync(
                 data.append(DataFile(touched.path, real.total()))
                 continue
             placing.append((touched, real, policy.policy(touched.path)))
-        # A line a slice commit removed is main's deletion, whatever else is true of
-        # it; most lost lines are such, and the passes after this are the costly ones.
-        # git reads the slice's patches while the lost lines are placed.
-        asked = sorted(touched.path for touched, _, decided in placing if decided is None)
-        changes = ahead.ask(slice_changes, git, dev_base, slice_tip, asked)
         for touched, real, decided in placing:
             dev_lines, result = snapshot.lines(touched.dev), snapshot.lines(touched.result)
             placed = [
@@ -726,7 +731,10 @@ def audit_sync(
                 by_policy += ((item, decided) for item in placed)
         hooked = tuple(hook_findings(snapshot, policy)) if hook else None
         steps.check()
-        triage.changes = changes.result()
+        # Needed next, and pure Python: computed while git may still read the patches.
+        triage.main_names()
+        # Most lost lines are main's deletions, and the passes after this are the costly ones.
+        triage.changes = patches[0].result() if patches else SliceChanges()
         unexplained = _removed_on_main(triage, pending)
         # git looks for the uses of every name these lines define while the passes
         # below explain most of them (a superset of what will be asked: one grep).
@@ -782,6 +790,11 @@ def audit_sync(
         too_large=tuple(LargeFile(path, size) for path, size in sorted(snapshot.too_large.items())),
         hook=hooked,
     )
+
+
+def _may_lose_lines(path: str, policy: AuditPolicy) -> bool:
+    """Whether lost lines of ``path`` are triaged line by line (not a policy's, not data)."""
+    return policy.policy(path) is None and not listed(path, policy.data_files)
 
 
 def _merge_base(git: Git, dev: str, slice_tip: str) -> str:

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from syncdesk.services.audit.lines import raw_lines
@@ -84,8 +84,18 @@ class Snapshot:
         return change.before if change is not None else None
 
 
-def read_snapshot(git: Git, dev_base: str, slice_tip: str, head: str) -> Snapshot:
+def read_snapshot(
+    git: Git,
+    dev_base: str,
+    slice_tip: str,
+    head: str,
+    touched_known: Callable[[Sequence[Touched]], object] | None = None,
+) -> Snapshot:
     """Name and read every blob the audit of ``head`` needs, with three git processes.
+
+    ``touched_known`` is called with the touched files as soon as they are
+    named, before their blobs are read: a caller can start the reads that
+    need only their paths.
 
     *Touched* (the hook's word) is: differs between the dev base and the head
     with renames off, and exists at the dev base (status M, T or D). A touched
@@ -113,6 +123,8 @@ def read_snapshot(git: Git, dev_base: str, slice_tip: str, head: str) -> Snapsho
         for change in checked
         if change.before is not None and change.path in on_main
     ]
+    if touched_known is not None:
+        touched_known(touched)
     wanted = [sha for t in touched for sha in (t.dev, t.main, t.result)]
     # The three sides of every changed file serve the "moved" test.
     wanted += [sha for c in changed.values() for sha in (c.before, c.after)]
