@@ -81,6 +81,7 @@ explanation failed:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -892,20 +893,30 @@ def _rewrapped_lines(triage: _Triage, path: str, lost: list[_Lost]) -> dict[int,
     the result line where that statement starts."""
     change = triage.snapshot.changed[path]
     dev, result = triage.snapshot.lines(change.before), triage.snapshot.lines(change.after)
+    statements = triage.statements(change.before)
+    # The dev statements holding a lost line (found by their first lines, not by
+    # walking every statement of the file), with the lost lines each holds.
+    starts = [first for first, _, _ in statements]
+    holding: dict[int, list[int]] = {}  # index in statements -> its lost lines (0-based)
+    for item in lost:
+        at = bisect.bisect_right(starts, item.line - 1) - 1
+        if at >= 0 and item.line - 1 <= statements[at][1]:
+            holding.setdefault(at, []).append(item.line - 1)
+    keys = {statements[at][2] for at in holding if not is_trivial(statements[at][2])}
+    if not keys:
+        return {}
     in_result: dict[bytes, list[tuple[int, int]]] = {}
     for first, last, key in triage.statements(change.after):
-        in_result.setdefault(key, []).append((first, last))
-    statements = triage.statements(change.before)
-    on_dev = Counter(key for _, _, key in statements)
-    wanted = {item.line - 1 for item in lost}
+        if key in keys:
+            in_result.setdefault(key, []).append((first, last))
+    on_dev = Counter(key for _, _, key in statements if key in keys)
     found: dict[int, int] = {}
-    for first, last, key in statements:
-        here = [index for index in range(first, last + 1) if index in wanted]
-        if not here or is_trivial(key):
-            continue
+    for at in sorted(holding):
+        first, last, key = statements[at]
+        here = sorted(holding[at])
         # The result must keep as many copies of the statement as dev had: a
         # common statement of a dropped test stays lost however it is wrapped.
-        if len(in_result.get(key, ())) < on_dev[key]:
+        if key not in keys or len(in_result.get(key, ())) < on_dev[key]:  # trivial, or fewer
             continue
         layout = [line.strip() for line in dev[first : last + 1]]
         for start, end in in_result[key]:
