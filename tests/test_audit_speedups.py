@@ -40,6 +40,15 @@ def test_lost_lines_is_the_multiset_difference(
     assert lost_lines(dev, main, result) == Counter(dev) - Counter(main) - Counter(result)
 
 
+@settings(max_examples=200, deadline=None)
+@given(_LINES, _LINES)
+def test_a_result_that_is_mains_file_is_counted_once_and_subtracted_twice(
+    dev: list[bytes], main: list[bytes]
+) -> None:
+    # The same list object: the result took main's blob, and is counted once.
+    assert lost_lines(dev, main, main) == Counter(dev) - Counter(main) - Counter(main)
+
+
 @pytest.mark.parametrize(
     ("line", "trivial"),
     [

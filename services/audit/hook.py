@@ -64,9 +64,12 @@ def hook_findings(
             continue  # gone at the head (``git cat-file -e HEAD:f`` fails), or not code
         if listed(path, policy.keep_dev) or listed(path, policy.override_from_main):
             continue
-        dev = set(snapshot.lines(change.before))
-        lost = (
-            dev - set(snapshot.lines(snapshot.main_side(path))) - set(snapshot.lines(change.after))
+        main = snapshot.main_side(path)
+        if change.before is None or change.before in (main, change.after):
+            continue  # no dev lines, or all of them on main's side or at the head
+        # difference() takes the other two as they are: no set built for them.
+        lost = set(snapshot.lines(change.before)).difference(
+            snapshot.lines(main), snapshot.lines(change.after)
         )
         found += (HookFinding(path, line) for line in sorted(lost) if _has_a_word(line))
     return found

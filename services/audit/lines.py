@@ -92,8 +92,12 @@ def lost_lines(
     # equal lines of sorted input (dev 3x, main 1x -> 2 left). The (line, count)
     # pairs dev shares with main or the result are set differences at C speed;
     # only the rest is subtracted line by line.
-    mine, theirs, kept = Counter(dev), Counter(main), Counter(result)
-    candidates = mine.items() - theirs.items() - kept.items()
+    mine, theirs = Counter(dev), Counter(main)
+    # Most often the result took main's file whole (the same list): counted once.
+    kept = theirs if result is main else Counter(result)
+    candidates = mine.items() - theirs.items()
+    if kept is not theirs:
+        candidates -= kept.items()
     if not candidates:
         return Counter()
     return Counter(dict(candidates)) - theirs - kept
