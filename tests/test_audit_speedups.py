@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from syncdesk.services.audit import lines as lines_module
-from syncdesk.services.audit.lines import alignment, is_trivial, lost_lines
+from syncdesk.services.audit.lines import alignment, is_trivial, loosen, loosen_all, lost_lines
 from syncdesk.services.audit.names import definitions, identifiers, outline_and_owners
 from syncdesk.services.errors import GitCommandError
 from syncdesk.services.git.ahead import Ahead
@@ -168,6 +168,12 @@ _OUTLINED = st.lists(
 @given(_OUTLINED)
 def test_the_outline_reads_the_chain_as_the_plain_walk_does(lines: list[bytes]) -> None:
     assert outline_and_owners(lines) == _outline_plain(lines)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=12).map(lambda line: line.replace(b"\n", b"")), max_size=20))
+def test_lines_loosened_at_once_are_each_line_loosened(lines: list[bytes]) -> None:
+    assert loosen_all(lines) == [loosen(line) for line in lines]
 
 
 def test_a_read_started_ahead_gives_its_answer_and_its_error(tmp_path: Path) -> None:

@@ -67,6 +67,9 @@ def is_blank(line: str | bytes) -> bool:
 
 # ASCII whitespace, as bytes.isspace() and git's ``diff -w`` see it.
 _WHITESPACE = b" \t\n\r\x0b\x0c"
+# What :func:`loosen` drops; the same without the line break, for whole files.
+_LOOSE = _WHITESPACE + b",()\\"
+_LOOSE_BUT_LINE_ENDS = _LOOSE.replace(b"\n", b"")
 
 
 def squeeze(line: bytes) -> bytes:
@@ -81,7 +84,15 @@ def loosen(line: bytes) -> bytes:
     breaks and indentation, the "magic" trailing comma, wrapping parentheses,
     and the backslash continuations one style uses where another wraps.
     """
-    return line.translate(None, _WHITESPACE + b",()\\")
+    return line.translate(None, _LOOSE)
+
+
+def loosen_all(lines: Sequence[bytes]) -> list[bytes]:
+    """:func:`loosen` of every line, in one pass over the joined lines (C speed)."""
+    if not lines:
+        return []
+    # A line holds no line break, so keeping them in the deleted set's place splits back.
+    return b"\n".join(lines).translate(None, _LOOSE_BUT_LINE_ENDS).split(b"\n")
 
 
 def lost_lines(
@@ -173,7 +184,7 @@ class Reflow:
     """
 
     def __init__(self, result: Sequence[bytes]) -> None:
-        parts = [loosen(line) for line in result]
+        parts = loosen_all(result)
         self._stream = b"".join(parts)
         self._lines: list[bytes] = []  # the non-empty loosened result lines...
         self._offsets: list[int] = []  # ...where each starts in the stream...

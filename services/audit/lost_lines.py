@@ -96,7 +96,7 @@ from syncdesk.services.audit.lines import (
     is_binary,
     is_blank,
     is_trivial,
-    loosen,
+    loosen_all,
     lost_lines,
     place_lost,
     squeeze,
@@ -990,7 +990,7 @@ def _reflowed(triage: _Triage, items: list[_Lost]) -> list[_Lost]:
 def _reflowed_lines(dev: list[bytes], result: list[bytes], lost: list[_Lost]) -> dict[int, int]:
     """Lost dev lines (1-based) inside a statement a formatter reflowed -> its result line."""
     reflow = Reflow(result)
-    loose_dev = [loosen(line) for line in dev]
+    loose_dev = loosen_all(dev)
     covered: dict[int, int] = {}
     for item in sorted(lost, key=lambda item: item.line):
         if item.line in covered:
