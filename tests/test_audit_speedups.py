@@ -22,7 +22,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from syncdesk.services.audit import lines as lines_module
-from syncdesk.services.audit.lines import alignment, is_trivial, loosen, loosen_all, lost_lines
+from syncdesk.services.audit.lines import (
+    alignment,
+    has_spare_copies,
+    is_trivial,
+    loosen,
+    loosen_all,
+    lost_lines,
+    place_lost,
+)
 from syncdesk.services.audit.names import definitions, identifiers, outline_and_owners
 from syncdesk.services.errors import GitCommandError
 from syncdesk.services.git.ahead import Ahead
@@ -174,6 +182,18 @@ def test_the_outline_reads_the_chain_as_the_plain_walk_does(lines: list[bytes]) 
 @given(st.lists(st.binary(max_size=12).map(lambda line: line.replace(b"\n", b"")), max_size=20))
 def test_lines_loosened_at_once_are_each_line_loosened(lines: list[bytes]) -> None:
     assert loosen_all(lines) == [loosen(line) for line in lines]
+
+
+def test_the_copies_gits_diff_leaves_unmatched_are_the_lost_ones() -> None:
+    dev = [b"a = 1", b"x", b"b = 2", b"x", b"c = 3"]
+    result = [b"a = 1", b"x", b"c = 3"]
+    lost = Counter({b"x": 1, b"b = 2": 1})
+    assert has_spare_copies(dev, lost) and not has_spare_copies(dev, Counter({b"b = 2": 1}))
+    # git's diff (unmatched dev indices 2 and 3) and difflib's alignment agree here...
+    assert place_lost(dev, result, lost, {2, 3}) == [(3, b"b = 2"), (4, b"x")]
+    assert place_lost(dev, result, lost) == [(3, b"b = 2"), (4, b"x")]
+    # ...and the diff given decides which copy it is when it says otherwise.
+    assert place_lost(dev, result, lost, {1, 2}) == [(2, b"x"), (3, b"b = 2")]
 
 
 def test_a_read_started_ahead_gives_its_answer_and_its_error(tmp_path: Path) -> None:

@@ -115,19 +115,22 @@ def lost_lines(
 
 
 def place_lost(
-    dev: Sequence[bytes], result: Sequence[bytes], lost: Counter[bytes]
+    dev: Sequence[bytes],
+    result: Sequence[bytes],
+    lost: Counter[bytes],
+    unmatched: Collection[int] | None = None,
 ) -> list[tuple[int, bytes]]:
     """Which dev lines (1-based, sorted) the lost lines are.
 
     A line dev holds as often as it was lost is all its copies. When dev holds
-    more copies, the ones an alignment of dev with the result leaves
-    unmatched are taken first.
+    more copies (:func:`has_spare_copies`), the ones an alignment of dev with the
+    result leaves unmatched are taken first: ``unmatched`` (0-based dev indices,
+    git's diff of the two) when given, else difflib's.
     """
     spots: dict[bytes, list[int]] = {}
     for index, line in enumerate(dev):
         if line in lost:
             spots.setdefault(line, []).append(index)
-    unmatched: set[int] | None = None
     placed: list[tuple[int, bytes]] = []
     for line, count in lost.items():
         where = spots.get(line, [])
@@ -139,6 +142,13 @@ def place_lost(
             where = sorted(where, key=lambda index: index not in held)  # stable
         placed += ((index + 1, line) for index in where[:count])
     return sorted(placed)
+
+
+def has_spare_copies(dev: Sequence[bytes], lost: Counter[bytes]) -> bool:
+    """Whether dev holds some lost line more often than it was lost: placing it needs
+    an alignment (:func:`place_lost`)."""
+    held = Counter(line for line in dev if line in lost)
+    return any(held[line] > count for line, count in lost.items())
 
 
 def alignment(

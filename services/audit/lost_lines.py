@@ -93,6 +93,7 @@ from functools import cache, partial
 from syncdesk.services.audit.hook import HookFinding, hook_findings
 from syncdesk.services.audit.lines import (
     Reflow,
+    has_spare_copies,
     is_binary,
     is_blank,
     is_trivial,
@@ -721,11 +722,21 @@ def audit_sync(
                 data.append(DataFile(touched.path, real.total()))
                 continue
             placing.append((touched, real, policy.policy(touched.path)))
-        for touched, real, decided in placing:
-            dev_lines, result = snapshot.lines(touched.dev), snapshot.lines(touched.result)
-            placed = [
-                _Lost(touched.path, n, line) for n, line in place_lost(dev_lines, result, real)
-            ]
+        # Where dev holds more copies of a lost line than were lost, the copies git's
+        # diff of dev and the head leaves unmatched are the lost ones: one diff for
+        # every such file (difflib in Python took 0.3 s for 26 files on 13_08).
+        spare = {t.path for t, real, _ in placing if has_spare_copies(snapshot.lines(t.dev), real)}
+        diffs = ahead.ask(changed_regions, git, dev, head, sorted(spare)) if spare else None
+        placements: dict[str, list[tuple[int, bytes]]] = {}
+        for touched, real, _ in sorted(placing, key=lambda entry: entry[0].path in spare):
+            # The files that need no alignment first, while git diffs the others.
+            diffed = diffs.result().get(touched.path) if diffs and touched.path in spare else None
+            placements[touched.path] = place_lost(
+                snapshot.lines(touched.dev), snapshot.lines(touched.result), real,
+                None if diffed is None else _old_lines(diffed),
+            )  # fmt: skip
+        for touched, _, decided in placing:
+            placed = [_Lost(touched.path, n, line) for n, line in placements[touched.path]]
             if decided is None:
                 pending += placed
             else:
@@ -791,6 +802,11 @@ def audit_sync(
         too_large=tuple(LargeFile(path, size) for path, size in sorted(snapshot.too_large.items())),
         hook=hooked,
     )
+
+
+def _old_lines(regions: Iterable[Region]) -> set[int]:
+    """The old side's lines (0-based) a diff's ``-U0`` regions change: the unmatched ones."""
+    return {at for r in regions for at in range(r.old_start - 1, r.old_start - 1 + r.old_count)}
 
 
 def _may_lose_lines(path: str, policy: AuditPolicy) -> bool:
