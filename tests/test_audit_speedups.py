@@ -31,7 +31,12 @@ from syncdesk.services.audit.lines import (
     lost_lines,
     place_lost,
 )
-from syncdesk.services.audit.names import definitions, identifiers, outline_and_owners
+from syncdesk.services.audit.names import (
+    definitions,
+    identifiers,
+    lines_naming,
+    outline_and_owners,
+)
 from syncdesk.services.errors import GitCommandError
 from syncdesk.services.git.ahead import Ahead
 from syncdesk.services.git.runner import Git
@@ -194,6 +199,15 @@ def test_the_copies_gits_diff_leaves_unmatched_are_the_lost_ones() -> None:
     assert place_lost(dev, result, lost) == [(3, b"b = 2"), (4, b"x")]
     # ...and the diff given decides which copy it is when it says otherwise.
     assert place_lost(dev, result, lost, {1, 2}) == [(2, b"x"), (3, b"b = 2")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDISH.map(lambda line: line.replace(b"\n", b"")), max_size=12))
+def test_the_lines_naming_a_name_are_all_found(lines: list[bytes]) -> None:
+    names = {b"a", b"e5", b"x1f", b"_b"}
+    found = lines_naming(lines, names)
+    assert found == sorted(set(found))
+    assert {at for at, line in enumerate(lines) if identifiers(line) & names} <= set(found)
 
 
 def test_a_read_started_ahead_gives_its_answer_and_its_error(tmp_path: Path) -> None:

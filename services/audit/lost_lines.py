@@ -109,6 +109,7 @@ from syncdesk.services.audit.names import (
     definitions,
     identifiers,
     imported_names,
+    lines_naming,
     local_names,
     outline_and_owners,
     shape,
@@ -555,9 +556,10 @@ class _Triage:
             change = self.snapshot.changed[path]
             brought = self.names_in(self.snapshot.main_side(path)) - self.names_in(change.before)
             table: dict[bytes, tuple[bytes, int]] = {}
-            for number, line in enumerate(self.snapshot.lines(change.after), start=1):
-                for name in sorted(identifiers(line) & brought):
-                    table.setdefault(_with_hole(normal_form(line), name), (name, number))
+            result = self.snapshot.lines(change.after)
+            for at in lines_naming(result, brought):  # the lines that may name one, in order
+                for name in sorted(identifiers(result[at]) & brought):
+                    table.setdefault(_with_hole(normal_form(result[at]), name), (name, at + 1))
             self._renamings[path] = table
         return self._renamings[path]
 
