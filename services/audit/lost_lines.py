@@ -974,12 +974,14 @@ def _gained_lines(snapshot: Snapshot, wanted: set[bytes]) -> dict[bytes, list[tu
         if wanted.isdisjoint(result):  # most files: one pass in C
             continue
         hits = [(n, form) for n, form in enumerate(result, start=1) if form in wanted]
-        before = Counter(_normal_forms(snapshot, snapshot.changed[path].before))
-        before |= Counter(_normal_forms(snapshot, snapshot.main_side(path)))
+        on_dev = Counter(_normal_forms(snapshot, snapshot.changed[path].before))
+        on_main = Counter(_normal_forms(snapshot, snapshot.main_side(path)))
         seen: Counter[bytes] = Counter()
         for number, form in hits:
             seen[form] += 1
-            if seen[form] == before[form] + 1:  # the first copy neither dev nor main had
+            # The first copy neither dev nor main had (the larger of their counts, asked
+            # only for the forms hit rather than a union of the two Counters).
+            if seen[form] == max(on_dev[form], on_main[form]) + 1:
                 gained.setdefault(form, []).append((path, number))
     return gained
 
@@ -987,11 +989,12 @@ def _gained_lines(snapshot: Snapshot, wanted: set[bytes]) -> dict[bytes, list[tu
 def _normal_forms(snapshot: Snapshot, sha: str | None) -> list[bytes]:
     """:func:`normal_form` of every line of a blob, numbered as :func:`raw_lines` numbers
     them (the quotes are swapped in the whole blob at once: C speed, not a call a line)."""
-    if sha is None:
+    blob = snapshot.blobs.get(sha, b"") if sha is not None else b""
+    if not blob:
         return []
-    count = len(snapshot.lines(sha))
-    swapped = snapshot.blobs.get(sha, b"").replace(b"'", b'"')
-    return list(map(bytes.strip, swapped.split(b"\n", count)[:count]))
+    # raw_lines' count without splitting into lines: no empty line after a last newline.
+    count = blob.count(b"\n") + (0 if blob.endswith(b"\n") else 1)
+    return list(map(bytes.strip, blob.replace(b"'", b'"').split(b"\n", count)[:count]))
 
 
 def _reflowed(triage: _Triage, items: list[_Lost]) -> list[_Lost]:
