@@ -398,6 +398,8 @@ class _Triage:
     _statement_of: dict[str, dict[int, bytes]] = field(default_factory=dict)
     _removed_statements: dict[str, dict[bytes, Region]] = field(default_factory=dict)
     function_words: dict[tuple[str, bytes], frozenset[bytes]] = field(default_factory=dict)
+    function_locals: dict[tuple[str, bytes], frozenset[bytes]] = field(default_factory=dict)
+    function_shapes: dict[tuple[str, bytes], set[bytes]] = field(default_factory=dict)
     _names_in: dict[str, set[bytes]] = field(default_factory=dict)
     _definitions: dict[bytes, list[str]] | None = None
     _renamed: dict[tuple[str, bytes], list[tuple[str, bytes]]] = field(default_factory=dict)
@@ -1239,20 +1241,27 @@ def _function_main_rewrote(
 
 def _locals(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:
     """The local names of function ``name`` in a blob; none for a class, whose names
-    (fields, attributes) are what others use."""
-    lines = triage.snapshot.lines(sha)
-    held = triage.bodies(sha).get(name, [])
-    if not held or lines[held[0]].lstrip().startswith(b"class"):
-        return frozenset()
-    return local_names(lines[at] for at in held)
+    (fields, attributes) are what others use. Read once per function."""
+    if (sha or "", name) not in triage.function_locals:
+        lines = triage.snapshot.lines(sha)
+        held = triage.bodies(sha).get(name, [])
+        found: frozenset[bytes] = frozenset()
+        if held and not lines[held[0]].lstrip().startswith(b"class"):
+            found = local_names(lines[at] for at in held)
+        triage.function_locals[sha or "", name] = found
+    return triage.function_locals[sha or "", name]
 
 
 def _shapes(triage: _Triage, sha: str | None, name: bytes) -> set[bytes]:
-    """The :func:`shape` of every line of function ``name`` in a blob."""
-    lines = triage.snapshot.lines(sha)
-    local = _locals(triage, sha, name)
-    held = triage.bodies(sha).get(name, [])
-    return {found for at in held if (found := shape(lines[at], local)) is not None}
+    """The :func:`shape` of every line of function ``name`` in a blob (once per function)."""
+    if (sha or "", name) not in triage.function_shapes:
+        lines = triage.snapshot.lines(sha)
+        local = _locals(triage, sha, name)
+        held = triage.bodies(sha).get(name, [])
+        triage.function_shapes[sha or "", name] = {
+            found for at in held if (found := shape(lines[at], local)) is not None
+        }
+    return triage.function_shapes[sha or "", name]
 
 
 def _function_words(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:
