@@ -91,7 +91,7 @@ def loosen_all(lines: Sequence[bytes]) -> list[bytes]:
     """:func:`loosen` of every line, in one pass over the joined lines (C speed)."""
     if not lines:
         return []
-    # A line holds no line break, so keeping them in the deleted set's place splits back.
+    # A line holds no line break: delete all the rest, then split at the breaks.
     return b"\n".join(lines).translate(None, _LOOSE_BUT_LINE_ENDS).split(b"\n")
 
 

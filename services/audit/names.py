@@ -30,8 +30,9 @@ _AFTER_DIGITS = ord("9") + 1  # a word's first byte below this is a digit
 _WORD_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_" + _DIGITS
 # Every byte that cannot be part of an identifier, as a space.
 _WORD_BYTES_ONLY = bytes(byte if byte in _WORD_BYTES else ord(" ") for byte in range(256))
-# ... and the same with line breaks kept; a word that starts with a digit, in its output.
+# The same with line breaks kept (byte 10), so a file's lines stay apart.
 _WORDS_BY_LINE = _WORD_BYTES_ONLY[:10] + b"\n" + _WORD_BYTES_ONLY[11:]
+# In such a line, a word that starts with a digit.
 _DIGIT_LED = re.compile(rb"(?:^| )[0-9]")
 _DEFINITIONS = (
     re.compile(rb"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\((.*)"),  # def name(params
