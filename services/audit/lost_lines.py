@@ -1047,6 +1047,15 @@ def _explain_the_rest(
     comments: list[int] = []  # comment lines excused by their function's rewrite
     beside: list[tuple[int, Hunk]] = []  # lines a hunk taken as main dropped next to main's change
     dropping: dict[int, bytes] = {}  # id() of a hunk taken as main -> a dev definition it dropped
+    authors: dict[int, tuple[str | None, str | None]] = {}  # id(region) -> its last commit
+
+    def who(path: str, region: Region) -> tuple[str | None, str | None]:
+        # Many lost lines share a region (main's rewrite of a function): its commit is
+        # looked up once, not once per line over all of the region's lines.
+        if id(region) not in authors:
+            authors[id(region)] = _who_changed(changes, path, region)
+        return authors[id(region)]
+
     for item in items:
         name = triage.still_referenced(item)
         if name is not None:
@@ -1055,7 +1064,7 @@ def _explain_the_rest(
             continue
         removal = _removed_as_dev_wrapped_it(triage, item, main_regions.get(item.path, ()))
         if removal is not None:
-            sha, subject = _who_changed(changes, item.path, removal)
+            sha, subject = who(item.path, removal)
             triage.findings.append(
                 _finding(
                     item, Classification.REMOVED_ON_MAIN, commit=sha, subject=subject,
@@ -1115,7 +1124,7 @@ def _explain_the_rest(
                 beside.append((len(triage.findings), taken))
             triage.findings.append(_finding(item, Classification.ACCIDENT, detail=hunk))
             continue
-        sha, subject = _who_changed(changes, item.path, region)
+        sha, subject = who(item.path, region)
         kind = Classification.TAKEN_AS_MAIN if hunk else Classification.SUPERSEDED
         where = hunk or (f"{decode(function)}()" if function is not None else None)
         if function is not None and item.raw.lstrip().startswith(b"#"):
