@@ -395,7 +395,7 @@ class _Triage:
     _prose: dict[str, set[int]] = field(default_factory=dict)
     _statements: dict[str, list[tuple[int, int, bytes]]] = field(default_factory=dict)
     _bodies: dict[str, dict[bytes, list[int]]] = field(default_factory=dict)
-    _statement_of: dict[str, dict[int, bytes]] = field(default_factory=dict)
+    _statement_starts: dict[str, list[int]] = field(default_factory=dict)
     _removed_statements: dict[str, dict[bytes, Region]] = field(default_factory=dict)
     function_words: dict[tuple[str, bytes], frozenset[bytes]] = field(default_factory=dict)
     function_locals: dict[tuple[str, bytes], frozenset[bytes]] = field(default_factory=dict)
@@ -589,13 +589,17 @@ class _Triage:
 
     def statement_key(self, sha: str | None, index: int) -> bytes | None:
         """The key of the statement holding line ``index`` (0-based) of a Python blob."""
+        at = self.statement_at(sha, index)
+        return None if at is None else self.statements(sha)[at][2]
+
+    def statement_at(self, sha: str | None, index: int) -> int | None:
+        """Which of a Python blob's :meth:`statements` holds line ``index`` (0-based),
+        found by bisecting their first lines (kept once per blob)."""
         key = sha or ""
-        if key not in self._statement_of:
-            table: dict[int, bytes] = {}
-            for first, last, statement in self.statements(sha):
-                table.update((at, statement) for at in range(first, last + 1))
-            self._statement_of[key] = table
-        return self._statement_of[key].get(index)
+        if key not in self._statement_starts:
+            self._statement_starts[key] = [first for first, _, _ in self.statements(sha)]
+        at = bisect.bisect_right(self._statement_starts[key], index) - 1
+        return at if at >= 0 and index <= self.statements(sha)[at][1] else None
 
     def removed_statements(self, path: str, regions: Sequence[Region]) -> dict[bytes, Region]:
         """The keys of the statements main's ``regions`` of ``path`` removed whole."""
@@ -916,11 +920,9 @@ def _rewrapped_lines(triage: _Triage, path: str, lost: list[_Lost]) -> dict[int,
     statements = triage.statements(change.before)
     # The dev statements holding a lost line (found by their first lines, not by
     # walking every statement of the file), with the lost lines each holds.
-    starts = [first for first, _, _ in statements]
     holding: dict[int, list[int]] = {}  # index in statements -> its lost lines (0-based)
     for item in lost:
-        at = bisect.bisect_right(starts, item.line - 1) - 1
-        if at >= 0 and item.line - 1 <= statements[at][1]:
+        if (at := triage.statement_at(change.before, item.line - 1)) is not None:
             holding.setdefault(at, []).append(item.line - 1)
     keys = {statements[at][2] for at in holding if not is_trivial(statements[at][2])}
     if not keys:
