@@ -975,11 +975,14 @@ def _gained_lines(snapshot: Snapshot, wanted: set[bytes]) -> dict[bytes, list[tu
     """
     gained: dict[bytes, list[tuple[str, int]]] = {}
     for path in sorted(snapshot.changed):
-        result = _normal_forms(snapshot, snapshot.changed[path].after)
-        if wanted.isdisjoint(result):  # most files: one pass in C
+        change = snapshot.changed[path]
+        if change.after in (None, change.before, snapshot.main_side(path)):
+            continue  # dev's or main's file as it was (most files): no line more often
+        result = _normal_forms(snapshot, change.after)
+        if wanted.isdisjoint(result):  # one pass in C
             continue
         hits = [(n, form) for n, form in enumerate(result, start=1) if form in wanted]
-        on_dev = Counter(_normal_forms(snapshot, snapshot.changed[path].before))
+        on_dev = Counter(_normal_forms(snapshot, change.before))
         on_main = Counter(_normal_forms(snapshot, snapshot.main_side(path)))
         seen: Counter[bytes] = Counter()
         for number, form in hits:
