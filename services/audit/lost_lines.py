@@ -637,8 +637,9 @@ class _Triage:
     def main_names(self) -> set[bytes]:
         """The identifiers of main's version of every changed file: names main knows."""
         if self._main_names is None:
-            sides = [self.snapshot.main_side(path) for path in self.snapshot.changed]
-            self._main_names = set().union(*(identifiers(blob) for blob in self._texts(sides)))
+            # Each blob once (kept: the rename test asks for main's names file by file).
+            sides = dict.fromkeys(self.snapshot.main_side(path) for path in self.snapshot.changed)
+            self._main_names = set().union(*map(self.names_in, self._text_blobs(sides)))
         return self._main_names
 
     def still_referenced(self, item: _Lost) -> bytes | None:
@@ -663,11 +664,12 @@ class _Triage:
             return None
         return name
 
-    def _texts(self, shas: Iterable[str | None]) -> Iterator[bytes]:
+    def _text_blobs(self, shas: Iterable[str | None]) -> Iterator[str]:
+        """Those of ``shas`` that are non-empty text blobs."""
         for sha in shas:
             blob = self.snapshot.blobs.get(sha, b"") if sha is not None else b""
-            if blob and not is_binary(blob):
-                yield blob
+            if sha is not None and blob and not is_binary(blob):
+                yield sha
 
 
 def audit_sync(
