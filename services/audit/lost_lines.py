@@ -740,7 +740,7 @@ def audit_sync(
         placements: dict[str, list[tuple[int, bytes]]] = {}
         for touched, real, _ in sorted(placing, key=lambda entry: entry[0].path in spare):
             # The files that need no alignment first, while git diffs the others.
-            diffed = diffs.result().get(touched.path) if diffs and touched.path in spare else None
+            diffed = diffs.result().get(touched.path) if touched.path in spare and diffs else None
             placements[touched.path] = place_lost(
                 snapshot.lines(touched.dev), snapshot.lines(touched.result), real,
                 None if diffed is None else _old_lines(diffed),

@@ -46,8 +46,8 @@ _HIDING = re.compile(
     ),
     re.DOTALL,
 )
-# ``bytes.translate`` deletion sets: all but the brackets, a backslash and line ends;
-# and then every kind of bracket as a parenthesis.
+# For ``bytes.translate``: the bytes to delete to keep only the brackets, a backslash
+# and line ends; then the table writing every kind of bracket as a parenthesis.
 _NOT_SHAPE = bytes(b for b in range(256) if b not in b"()[]{}\\\n")
 _ONE_KIND = bytes.maketrans(b"[]{}", b"()()")
 # The key drops what rewrapping changes: whitespace, commas, wrapping
@@ -129,15 +129,10 @@ def _last_line(left: Sequence[bytes], first: int) -> int | None:
     depth = 0
     for at in range(first, len(left)):
         rest = left[at]
-        if rest:
-            depth += rest.count(b"(") - rest.count(b")")
-            if depth > 0 or rest[-1:] == b"\\":
-                if depth > 0 and at + 1 - first >= LONGEST:
-                    return None
-                continue
-        if depth <= 0:
+        depth += rest.count(b"(") - rest.count(b")")
+        if depth <= 0 and not rest.endswith(b"\\"):
             return at
-        if at + 1 - first >= LONGEST:
+        if depth > 0 and at + 1 - first >= LONGEST:
             return None
     return None
 
