@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from syncdesk.services.audit.lines import alignment, raw_lines
-from syncdesk.services.audit.lost_lines import CLASS_ORDER, Audit, LostLine
+from syncdesk.services.audit.lost_lines import Audit, LostLine, shown_order
 from syncdesk.services.git.objects import read_objects
 from syncdesk.services.git.runner import Git
 
@@ -38,5 +38,5 @@ def in_dev_base(git: Git, audit: Audit) -> Audit:
                 block = placed.get(finding.block - 1) if finding.block else None
                 numbered = None if block is None else block + 1
                 moved.append(replace(finding, line=at + 1, block=numbered))
-    moved.sort(key=lambda f: (CLASS_ORDER.index(f.classification), f.path, f.block or 0, f.line))
+    moved.sort(key=shown_order)
     return replace(audit, findings=tuple(moved))
