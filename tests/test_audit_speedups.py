@@ -168,12 +168,14 @@ def _outline_plain(lines: list[bytes]) -> tuple[list[bytes | None], list[bytes |
 
 _OUTLINED = st.lists(
     st.tuples(
-        st.sampled_from([b"", b"  ", b"    ", b"\t", b"        "]),
+        st.sampled_from([b"", b" ", b"  ", b"    ", b"\t", b"        ", b"\x0c", b" \r"]),
         st.sampled_from(
-            [b"def f(", b"class C:", b"async def g():", b"x = 1", b"if a:", b"):", b""]
+            [b"def f(", b"class C:", b"async def g():", b"async  def h(x):", b"x = 1",
+             b"if a:", b"):", b"]", b"} + y", b"", b"\r", b"def", b"class\t", b"define = 2",
+             b"classes = 3", b"async_x = 4", b"defx(", b"class D(C):"]
         ),
     ).map(b"".join),
-    max_size=30,
+    max_size=40,
 )
 
 
@@ -181,6 +183,7 @@ _OUTLINED = st.lists(
 @given(_OUTLINED)
 def test_the_outline_reads_the_chain_as_the_plain_walk_does(lines: list[bytes]) -> None:
     assert outline_and_owners(lines) == _outline_plain(lines)
+
 
 
 @settings(max_examples=300, deadline=None)

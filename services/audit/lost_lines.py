@@ -699,11 +699,33 @@ def audit_sync(
     refs are the ones judged here. ``steps`` is checked between the
     steps, so a cancel stops it (:class:`~syncdesk.services.errors.Cancelled`).
     """
+    # The audit keeps what it builds (lines, statements, tables) to its end: the cycle
+    # collector's walks over it would free nothing (services.collector). It resumes
+    # once _audited has returned and its working state has been freed, so that its
+    # first walk does not go over all of it either.
+    with collector_paused():
+        return _audited(
+            git, dev_base, slice_tip, head, steps,
+            scope=scope, policy=policy, conflicts=conflicts, hook=hook,
+        )  # fmt: skip
+
+
+def _audited(
+    git: Git,
+    dev_base: str,
+    slice_tip: str,
+    head: str,
+    steps: Steps,
+    *,
+    scope: AuditScope | None,
+    policy: AuditPolicy | None,
+    conflicts: ConflictSet | None,
+    hook: bool,
+) -> Audit:
+    """:func:`audit_sync`'s work."""
     dev = scope.dev if scope is not None else dev_base
     policy = policy or AuditPolicy()
-    # The audit keeps what it builds (lines, statements, tables) to its end: the cycle
-    # collector's walks over it free nothing (services.collector).
-    with collector_paused(), Ahead(workers=3) as ahead:
+    with Ahead(workers=3) as ahead:
         patches: list[Future[SliceChanges]] = []
 
         def ask_for_patches(touched: Sequence[Touched]) -> None:
