@@ -83,6 +83,28 @@ def test_a_lost_definition_the_result_still_calls_is_ranked_first(tmp_path: Path
     assert audit.findings[0] == lost
 
 
+def test_a_name_main_has_only_in_a_data_file_is_not_a_name_main_knows(tmp_path: Path) -> None:
+    """Golden values name a metric as dev's code does; they do not make it main's."""
+    base = {"pkg/util.py": "def one():\n    return 1\n", "pkg/use.py": "from pkg.util import one\n"}
+    dev = {
+        "pkg/util.py": "def one():\n    return 1\n\n\ndef scaled(x):\n    return 3 * x\n",
+        "pkg/use.py": "from pkg.util import one, scaled\n\nVALUE = scaled(one())\n",
+    }
+    main = {
+        "pkg/util.py": "def one():\n    return 1  # the unit\n",
+        "golden/values.json": '{"scaled": [0.5, 0.25]}\n',
+    }
+    sync = build(tmp_path / "r", base, dev, main, {"pkg/util.py": main["pkg/util.py"]})
+    data = AuditPolicy(data_files=("*.json",))
+    assert finding(sync.audit(data), "def scaled(x):").classification is (
+        Classification.STILL_REFERENCED
+    )
+    # Read as code, the same file is main naming it: then it is not dev's loss.
+    assert finding(sync.audit(), "def scaled(x):").classification is not (
+        Classification.STILL_REFERENCED
+    )
+
+
 def test_a_port_of_devs_change_that_main_carries_is_superseded(tmp_path: Path) -> None:
     base = {"m.py": "def run(a, b):\n    start = 0\n    return start\n"}
     dev = {"m.py": "def run(a, b):\n    start = 0\n    total = combine(a, b)\n    return start\n"}
