@@ -166,15 +166,16 @@ def _outline_plain(lines: list[bytes]) -> tuple[list[bytes | None], list[bytes |
     return out, owners
 
 
+# Indents and line starts that hit the outline's edges: every kind of closing bracket,
+# form feeds and carriage returns, keywords alone or inside a longer word.
+_INDENTS = [b"", b" ", b"  ", b"    ", b"\t", b"        ", b"\x0c", b" \r"]
+_STARTS = [
+    b"def f(", b"class C:", b"async def g():", b"async  def h(x):", b"x = 1", b"if a:",
+    b"):", b"]", b"} + y", b"", b"\r", b"def", b"class\t", b"define = 2", b"classes = 3",
+    b"async_x = 4", b"defx(", b"class D(C):",
+]  # fmt: skip
 _OUTLINED = st.lists(
-    st.tuples(
-        st.sampled_from([b"", b" ", b"  ", b"    ", b"\t", b"        ", b"\x0c", b" \r"]),
-        st.sampled_from(
-            [b"def f(", b"class C:", b"async def g():", b"async  def h(x):", b"x = 1",
-             b"if a:", b"):", b"]", b"} + y", b"", b"\r", b"def", b"class\t", b"define = 2",
-             b"classes = 3", b"async_x = 4", b"defx(", b"class D(C):"]
-        ),
-    ).map(b"".join),
+    st.tuples(st.sampled_from(_INDENTS), st.sampled_from(_STARTS)).map(b"".join),
     max_size=40,
 )
 
@@ -183,7 +184,6 @@ _OUTLINED = st.lists(
 @given(_OUTLINED)
 def test_the_outline_reads_the_chain_as_the_plain_walk_does(lines: list[bytes]) -> None:
     assert outline_and_owners(lines) == _outline_plain(lines)
-
 
 
 @settings(max_examples=300, deadline=None)
