@@ -32,6 +32,8 @@ from syncdesk.services.audit.lines import (
     place_lost,
 )
 from syncdesk.services.audit.names import (
+    defined_names,
+    defines,
     definitions,
     identifiers,
     lines_naming,
@@ -184,6 +186,31 @@ _OUTLINED = st.lists(
 @given(_OUTLINED)
 def test_the_outline_reads_the_chain_as_the_plain_walk_does(lines: list[bytes]) -> None:
     assert outline_and_owners(lines) == _outline_plain(lines)
+
+
+# Lines that define names every way defined_names reads them, dashes in flags and keys.
+_DEFINING_LINES = st.lists(
+    st.lists(
+        st.sampled_from(
+            [b"def ", b"class ", b"import ", b"from m import ", b"self.", b" = 1", b": int",
+             b"parser.add_argument('--", b"'", b"-", b"_", b"abc", b"abc_d", b"d", b"  ",
+             b", ", b"(", b")", b"as ", b"'--abc-d'", b"'--abc_d'", b"'--d-abc'", b"abc-d:",
+             b"- d-abc: "]
+        ),
+        max_size=8,
+    ).map(b"".join),
+    max_size=12,
+)  # fmt: skip
+_NAMES = st.sampled_from([b"abc", b"abc_d", b"d_abc", b"abc_abc", b"ddd", b"abcd"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(_DEFINING_LINES, _NAMES, st.sampled_from(["m.py", "c.yaml"]))
+def test_a_name_is_defined_as_the_union_of_the_lines_definitions_says(
+    lines: list[bytes], name: bytes, path: str
+) -> None:
+    plain = name in set().union(*(defined_names(line, path) for line in lines))
+    assert defines(lines, name, path) == plain
 
 
 @settings(max_examples=300, deadline=None)

@@ -106,6 +106,7 @@ from syncdesk.services.audit.lines import (
 from syncdesk.services.audit.names import (
     SimilarLines,
     defined_names,
+    defines,
     definition_name,
     definitions,
     identifiers,
@@ -390,8 +391,7 @@ class _Triage:
     findings: list[LostLine] = field(default_factory=list)
     changes: SliceChanges = field(default_factory=SliceChanges)  # of the lost lines' files
     _main_names: set[bytes] | None = None
-    _defined: dict[str, set[bytes]] = field(default_factory=dict)
-    _file_names: dict[str, set[bytes]] = field(default_factory=dict)
+    _defines: dict[tuple[str, str, bytes], bool] = field(default_factory=dict)
     _asked: set[bytes] = field(default_factory=set)
     _used: set[bytes] = field(default_factory=set)
     _uses: list[Future[set[bytes]]] = field(default_factory=list)  # greps still running
@@ -661,19 +661,23 @@ class _Triage:
         name = next((name for name in sorted(candidates) if self.used(name)), None)
         if name is None:
             return None
-        if item.path not in self._defined:
-            after = self.snapshot.changed[item.path].after
-            result = self.snapshot.lines(after)
-            self._defined[item.path] = set().union(
-                *(defined_names(line, item.path) for line in result)
-            )
-            self._file_names[item.path] = identifiers(self.snapshot.blobs.get(after or "", b""))
-        if name in self._defined[item.path]:
+        after = self.snapshot.changed[item.path].after
+        if self.defines(after, item.path, name):
             return None
         # An import binds a name in its own module only: uses elsewhere say nothing.
-        if name in imported_names(item.raw) and name not in self._file_names[item.path]:
+        if name in imported_names(item.raw) and name not in self.names_in(after):
             return None
         return name
+
+    def defines(self, sha: str | None, path: str, name: bytes) -> bool:
+        """Whether a line of blob ``sha`` (of ``path``) defines ``name`` (once per name)."""
+        key = (path, sha or "", name)
+        if key not in self._defines:
+            blob = self.snapshot.blobs.get(sha or "", b"")
+            # One search of the whole blob in C first: most often the name is not in it.
+            spelled = name in blob.replace(b"-", b"_")
+            self._defines[key] = spelled and defines(self.snapshot.lines(sha), name, path)
+        return self._defines[key]
 
     def _text_blobs(self, shas: Iterable[str | None]) -> Iterator[str]:
         """Those of ``shas`` that are non-empty text blobs."""

@@ -90,6 +90,18 @@ def defined_names(line: bytes, path: str = "") -> set[bytes]:
     }
 
 
+def defines(lines: Iterable[bytes], name: bytes, path: str = "") -> bool:
+    """Whether one of ``lines`` (of ``path``) defines ``name`` (:func:`defined_names`).
+
+    Only the lines that spell the name are read: a line defines a name by
+    spelling it, or a flag or a YAML key with dashes for its underscores
+    (``"--a-b_c"`` defines ``a_b_c``).
+    """
+    return any(
+        name in defined_names(line, path) for line in lines if name in line.replace(b"-", b"_")
+    )
+
+
 def imported_names(line: bytes) -> set[bytes]:
     """The names an import line binds (none for any other line)."""
     return _imported(line)
