@@ -109,9 +109,15 @@ def lost_lines(
     candidates = mine.items() - theirs.items()
     if kept is not theirs:
         candidates -= kept.items()
-    if not candidates:
-        return Counter()
-    return Counter(dict(candidates)) - theirs - kept
+    # (dev - main) - result with positive parts is dev - main - result where positive;
+    # dict.get, not Counter's subtraction: a line main lacks costs a __missing__ call there.
+    return Counter(
+        {
+            line: left
+            for line, count in candidates
+            if (left := count - theirs.get(line, 0) - kept.get(line, 0)) > 0
+        }
+    )
 
 
 def place_lost(
