@@ -403,6 +403,7 @@ class _Triage:
     _statement_starts: dict[str, list[int]] = field(default_factory=dict)
     _removed_statements: dict[str, dict[bytes, Region]] = field(default_factory=dict)
     function_words: dict[tuple[str, bytes], frozenset[bytes]] = field(default_factory=dict)
+    function_forms: dict[tuple[str, bytes], frozenset[bytes]] = field(default_factory=dict)
     function_locals: dict[tuple[str, bytes], frozenset[bytes]] = field(default_factory=dict)
     function_shapes: dict[tuple[str, bytes], set[bytes]] = field(default_factory=dict)
     _names_in: dict[str, set[bytes]] = field(default_factory=dict)
@@ -1273,9 +1274,7 @@ def _function_main_rewrote(
     if name is None or not main_regions:
         return None
     change = triage.snapshot.changed[item.path]
-    result = triage.snapshot.lines(change.after)
-    kept = triage.bodies(change.after).get(name, [])
-    if not kept:
+    if name not in triage.bodies(change.after):
         return None  # gone from this file: :func:`_moved_with_its_function` asks elsewhere
     on_main = triage.owners(triage.snapshot.main_side(item.path))
     region = next((r for r in main_regions if _touches(r, on_main, name)), None)
@@ -1283,7 +1282,7 @@ def _function_main_rewrote(
         return None
     if triage.is_prose(item):
         return name, region
-    if any(normal_form(result[at]) == normal_form(item.raw) for at in kept):
+    if normal_form(item.raw) in _function_forms(triage, change.after, name):
         return None  # a copy dev had more of: the count is what was lost
     theirs = _function_words(triage, change.after, name)
     dev_sha = change.before
@@ -1298,6 +1297,16 @@ def _function_main_rewrote(
     if mine is not None and mine in _shapes(triage, change.after, name):
         return name, region
     return None
+
+
+def _function_forms(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:
+    """The :func:`normal_form` of every line of function ``name`` in a blob (once per
+    function: many lost lines of one function ask)."""
+    if (sha or "", name) not in triage.function_forms:
+        lines = triage.snapshot.lines(sha)
+        held = triage.bodies(sha).get(name, [])
+        triage.function_forms[sha or "", name] = frozenset(normal_form(lines[at]) for at in held)
+    return triage.function_forms[sha or "", name]
 
 
 def _locals(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:
