@@ -642,8 +642,8 @@ class _Triage:
 
     def main_names(self) -> set[bytes]:
         """The identifiers of main's version of every changed file: names main knows.
-        Data files (lock files, golden values) name no code, as for :meth:`look_for_uses`:
-        on a real sync they are half of these bytes and a third of the time."""
+        Data files (lock files, golden values) name no code, as for :meth:`look_for_uses`
+        (on main2dev/27_05_2026 they were 5.6 of these 15.3 MB, and 105 of 229 ms)."""
         if self._main_names is None:
             # Each blob once (kept: the rename test asks for main's names file by file).
             sides = dict.fromkeys(
