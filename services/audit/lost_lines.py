@@ -90,6 +90,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cache, partial
+from typing import TypeVar
 
 from syncdesk.services.audit.hook import HookFinding, hook_findings
 from syncdesk.services.audit.lines import (
@@ -153,6 +154,9 @@ class Classification(StrEnum):
     REMOVED_ON_MAIN = "removed-on-main"
     BY_POLICY = "by-policy"
 
+
+# What a per-function read of :func:`_once_per_function` gives.
+_Read = TypeVar("_Read")
 
 # The order findings are shown in: the ones that need a human first.
 CLASS_ORDER = tuple(Classification)
@@ -663,14 +667,14 @@ class _Triage:
         if name is None:
             return None
         after = self.snapshot.changed[item.path].after
-        if self.defines(after, item.path, name):
+        if self.blob_defines(after, item.path, name):
             return None
         # An import binds a name in its own module only: uses elsewhere say nothing.
         if name in imported_names(item.raw) and name not in self.names_in(after):
             return None
         return name
 
-    def defines(self, sha: str | None, path: str, name: bytes) -> bool:
+    def blob_defines(self, sha: str | None, path: str, name: bytes) -> bool:
         """Whether a line of blob ``sha`` (of ``path``) defines ``name`` (once per name)."""
         key = (path, sha or "", name)
         if key not in self._defines:
@@ -1299,50 +1303,56 @@ def _function_main_rewrote(
     return None
 
 
-def _function_forms(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:
-    """The :func:`normal_form` of every line of function ``name`` in a blob (once per
-    function: many lost lines of one function ask)."""
-    if (sha or "", name) not in triage.function_forms:
+def _once_per_function(
+    triage: _Triage,
+    table: dict[tuple[str, bytes], _Read],
+    sha: str | None,
+    name: bytes,
+    read: Callable[[list[bytes]], _Read],
+) -> _Read:
+    """``read`` of the lines function ``name`` owns in a blob, kept in ``table``: many lost
+    lines of one function ask the same."""
+    key = (sha or "", name)
+    if key not in table:
         lines = triage.snapshot.lines(sha)
-        held = triage.bodies(sha).get(name, [])
-        triage.function_forms[sha or "", name] = frozenset(normal_form(lines[at]) for at in held)
-    return triage.function_forms[sha or "", name]
+        table[key] = read([lines[at] for at in triage.bodies(sha).get(name, ())])
+    return table[key]
+
+
+def _function_forms(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:
+    """The :func:`normal_form` of every line of function ``name`` in a blob."""
+    return _once_per_function(
+        triage, triage.function_forms, sha, name, lambda body: frozenset(map(normal_form, body))
+    )
 
 
 def _locals(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:
     """The local names of function ``name`` in a blob; none for a class, whose names
-    (fields, attributes) are what others use. Read once per function."""
-    if (sha or "", name) not in triage.function_locals:
-        lines = triage.snapshot.lines(sha)
-        held = triage.bodies(sha).get(name, [])
-        found: frozenset[bytes] = frozenset()
-        if held and not lines[held[0]].lstrip().startswith(b"class"):
-            found = local_names(lines[at] for at in held)
-        triage.function_locals[sha or "", name] = found
-    return triage.function_locals[sha or "", name]
+    (fields, attributes) are what others use."""
+
+    def read(body: list[bytes]) -> frozenset[bytes]:
+        if not body or body[0].lstrip().startswith(b"class"):
+            return frozenset()
+        return local_names(body)
+
+    return _once_per_function(triage, triage.function_locals, sha, name, read)
 
 
 def _shapes(triage: _Triage, sha: str | None, name: bytes) -> set[bytes]:
-    """The :func:`shape` of every line of function ``name`` in a blob (once per function)."""
-    if (sha or "", name) not in triage.function_shapes:
-        lines = triage.snapshot.lines(sha)
-        local = _locals(triage, sha, name)
-        held = triage.bodies(sha).get(name, [])
-        triage.function_shapes[sha or "", name] = {
-            found for at in held if (found := shape(lines[at], local)) is not None
-        }
-    return triage.function_shapes[sha or "", name]
+    """The :func:`shape` of every line of function ``name`` in a blob."""
+    local = _locals(triage, sha, name)
+    return _once_per_function(
+        triage, triage.function_shapes, sha, name,
+        lambda body: {found for line in body if (found := shape(line, local)) is not None},
+    )  # fmt: skip
 
 
 def _function_words(triage: _Triage, sha: str | None, name: bytes) -> frozenset[bytes]:
     """The words of function ``name``'s lines in a blob."""
-    if (sha or "", name) not in triage.function_words:
-        lines = triage.snapshot.lines(sha)
-        held = triage.bodies(sha).get(name, [])
-        triage.function_words[sha or "", name] = frozenset().union(
-            *(words(lines[at]) for at in held)
-        )
-    return triage.function_words[sha or "", name]
+    return _once_per_function(
+        triage, triage.function_words, sha, name,
+        lambda body: frozenset().union(*map(words, body)),
+    )  # fmt: skip
 
 
 def _kept_words(line: bytes, theirs: frozenset[bytes], brought: frozenset[bytes]) -> bool:
