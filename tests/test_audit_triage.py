@@ -355,6 +355,30 @@ def test_a_statement_the_result_wraps_otherwise_is_reformatted(tmp_path: Path) -
         assert lost.evidence_line == 3
 
 
+def test_a_statement_joined_over_a_seam_or_after_a_hash_is_reformatted(tmp_path: Path) -> None:
+    # The cheap tests that rule a file out before its statements are read must not
+    # rule these out: a string seam the key drops with its "b" prefix, and a "#"
+    # inside a string before the rest of the line (not a comment). main adds a copy
+    # of each statement's first line, so the second line is the only one lost.
+    base = {"m.py": "def save():\n    flush()\n", "n.py": "def keep(when):\n    flush()\n"}
+    dev = {
+        "m.py": base["m.py"] + '    msg = (b"aa"\n           b"cc")\n',
+        "n.py": base["n.py"] + '    note("#1", when,\n         level=2)\n',
+    }
+    main = {
+        "m.py": base["m.py"] + '\n\ndef other():\n    msg = (b"aa"\n           b"xy")\n',
+        "n.py": base["n.py"] + '\n\ndef other(when):\n    note("#1", when,\n         level=3)\n',
+    }
+    joined = {"m.py": '    msg = b"aacc"\n', "n.py": '    note("#1", when, level=2)\n'}
+    result = {path: base[path] + joined[path] + main[path][len(base[path]) :] for path in base}
+    audit = build(tmp_path / "r", base, dev, main, result).audit()
+    assert {f.raw.strip() for f in audit.findings} == {b'b"cc")', b"level=2)"}
+    for text in ('b"cc")', "level=2)"):
+        lost = finding(audit, text)
+        assert lost.classification is Classification.REFORMATTED, text
+        assert lost.evidence_line == 3
+
+
 def test_only_the_comment_changed_is_reformatted_but_a_dropped_copy_is_not(
     tmp_path: Path,
 ) -> None:

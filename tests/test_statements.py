@@ -15,8 +15,17 @@ import random
 import tokenize
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from syncdesk.services.audit.statements import LONGEST, docstring_lines, statement_keys
+from syncdesk.services.audit.statements import (
+    LONGEST,
+    docstring_lines,
+    line_invariant,
+    rewrap_invariant,
+    scan,
+    statement_keys,
+)
 
 _SKIPPED = {
     tokenize.ENCODING, tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
@@ -113,3 +122,37 @@ def test_a_bracket_never_closed_stands_alone_and_the_scan_goes_on() -> None:
     assert found[0][:2] == (0, 0)
     assert [span[:2] for span in found[1:]] == [(k, k) for k in range(1, LONGEST + 6)]
     assert found[1][2] == b"x_0=[0]"
+
+
+# Lines of the bytes that make a key differ most from its lines: quotes of both kinds,
+# string prefixes, "#", brackets, backslashes, commas and whitespace.
+_TRICKY = st.lists(
+    st.lists(st.sampled_from(list(b"ab rfu\"'#()[]{},\\\t")), max_size=12).map(bytes),
+    max_size=30,
+)
+
+
+@given(_TRICKY)
+@settings(max_examples=300, deadline=None)
+def test_every_line_and_key_of_a_statement_lies_in_the_files_rewrap_invariant(
+    lines: list[bytes],
+) -> None:
+    # What lets the audit rule a file out before reading its statements: if a file
+    # holds a statement, the statement's key and each of its lines (read alone) are
+    # found whole in the invariant of the file's code. It holds for any bytes.
+    invariant = rewrap_invariant(scan(lines).code)
+    for first, last, key in statement_keys(lines):
+        of_key = rewrap_invariant(key)
+        assert of_key in invariant, (first, key)
+        for line in lines[first : last + 1]:
+            assert line_invariant(line) in of_key, (first, line)
+
+
+def test_the_invariant_drops_a_seams_prefix_and_reads_strings_with_a_hash_whole() -> None:
+    joined = scan([b'msg = f"saved {when} ok"', b'note("#1", when, level=2)']).code
+    wrapped = [b'msg = (f"saved {when} "', b'       f"ok")', b'note("#1", when,', b"   level=2)"]
+    assert [key for _, _, key in statement_keys(wrapped)] == [
+        key for _, _, key in statement_keys(joined.split(b"\n"))
+    ]
+    for line in wrapped:
+        assert line_invariant(line) in rewrap_invariant(joined), line

@@ -25,6 +25,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 # The longest a bracket stays open (in lines) before the scanner gives up on it.
 LONGEST = 60
@@ -33,12 +34,14 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 
 # What hides brackets and line ends from the code: whole string literals
 # (triple-quoted ones over lines, a single-quoted one over a backslash-newline)
-# and comments. Possessive runs keep the one-line literals linear.
+# and comments. Possessive runs keep the literals linear: each alternative inside a
+# literal starts with its own byte, so nothing is ever given back, and a run of
+# prose is taken at once, not byte by byte (half the time on a file of docstrings).
 _HIDING = re.compile(
     b"|".join(
         [
-            rb'("""(?:[^"\\]|\\.|"(?!""))*"""',
-            rb"'''(?:[^'\\]|\\.|'(?!''))*'''",
+            rb'("""(?:[^"\\]++|\\.|"(?!""))*+"""',
+            rb"'''(?:[^'\\]++|\\.|'(?!''))*+'''",
             rb'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"',
             rb"'[^'\\\n]*+(?:\\.[^'\\\n]*+)*+'",
             rb"#[^\n]*)",
@@ -60,6 +63,16 @@ _BARE_STRING = re.compile(rb'[rRuU]?"')
 _JOINED_LITERALS = re.compile(rb'"\s+[rRbBfFuU]{0,2}"')
 _JOINED_ON_A_LINE = re.compile(rb'"[ \t\r\x0b\x0c]+[rRbBfFuU]{0,2}"')
 _DROPPED_BUT_LINE_ENDS = _DROPPED.replace(b"\n", b"")
+# What :func:`rewrap_invariant` drops besides: quotes and every letter a string prefix
+# may hold, so that a seam the key removes (``" f"``) leaves nothing either.
+_NOT_INVARIANT = _DROPPED + b"\"'rRbBfFuU"
+
+
+class Scan(NamedTuple):
+    """A Python file read once: its code (comments dropped) and its shape."""
+
+    code: bytes
+    shape: bytes
 
 
 def is_python(path: str) -> bool:
@@ -67,15 +80,24 @@ def is_python(path: str) -> bool:
     return path.endswith(PYTHON_SUFFIXES)
 
 
-def statement_keys(lines: Sequence[bytes]) -> list[tuple[int, int, bytes]]:
+def scan(lines: Sequence[bytes]) -> Scan:
+    """The file's code without its comments, and its shape (:func:`statement_keys` reads
+    both; the code alone gives :func:`rewrap_invariant`)."""
+    return Scan(*_code_and_shape(b"\n".join(lines)))
+
+
+def statement_keys(
+    lines: Sequence[bytes], scanned: Scan | None = None
+) -> list[tuple[int, int, bytes]]:
     """The file's statements as ``(first index, last index, key)``, 0-based and inclusive.
 
     Every line belongs to exactly one statement, in order. The key is the
     statement's code without comments, whitespace, commas, parentheses,
     backslashes and string-literal seams, with one quote style, so two
-    wrappings of the same statement have the same key.
+    wrappings of the same statement have the same key. ``scanned`` is
+    :func:`scan` of the same lines, when already read.
     """
-    code, shape = _code_and_shape(b"\n".join(lines))
+    code, shape = scanned if scanned is not None else scan(lines)
     code_lines = code.split(b"\n")
     # Every line's key as if it were a statement of its own, all lines at once.
     own_keys = _key_per_line(code).split(b"\n")
@@ -96,7 +118,7 @@ def statement_keys(lines: Sequence[bytes]) -> list[tuple[int, int, bytes]]:
         first = upto
         last = _last_line(left, first)
         if last is None:  # never closed: not a statement this scanner understands
-            out.append((first, first, _key(lines[first])))
+            out.append((first, first, _key(code_lines[first])))
             first += 1
             continue
         out.append((first, last, _key(b"\n".join(code_lines[first : last + 1]))))
@@ -135,6 +157,26 @@ def _last_line(left: Sequence[bytes], first: int) -> int | None:
         if depth > 0 and at + 1 - first >= LONGEST:
             return None
     return None
+
+
+def rewrap_invariant(code: bytes) -> bytes:
+    """What no rewrapping changes: ``code`` without whitespace, commas, parentheses,
+    backslashes, quotes and the letters ``rbfu`` (either case), byte by byte.
+
+    Every byte a statement's key drops or rewrites is one of these, so a key's
+    invariant is the invariant of its statement's code, and it lies whole in the
+    invariant of the file's code (:func:`scan`): a cheap test, at C speed, that a file
+    cannot hold a statement before its statements are read. So does the invariant of
+    any one line of the statement (cut at its first ``#``, which drops at least its
+    comment): see :func:`line_invariant`.
+    """
+    return code.translate(None, _NOT_INVARIANT)
+
+
+def line_invariant(line: bytes) -> bytes:
+    """:func:`rewrap_invariant` of one line read alone: cut at its first ``#`` (a comment
+    there or not, what is left is a part of the line's code)."""
+    return rewrap_invariant(line.split(b"#", 1)[0])
 
 
 def docstring_lines(statements: Sequence[tuple[int, int, bytes]]) -> set[int]:
