@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import platformdirs
 from rich.text import Text
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -17,6 +20,7 @@ from textual.screen import Screen
 from syncdesk.screens.help_screen import HelpScreen
 from syncdesk.screens.legend_screen import LegendScreen
 from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.services.collector import collect_deferred, full_collections_deferred
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.tui.breakpoints import BREAKPOINTS
 from syncdesk.tui.legend import Symbol, symbols_of
@@ -39,6 +43,11 @@ class SyncDeskApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
+    # Python's full collections wait for a pause in the typing (services.collector):
+    # after this long with no key or mouse event, checked this often.
+    IDLE_BEFORE_COLLECTING = 2.0
+    IDLE_CHECK_EVERY = 1.0
+
     def __init__(
         self, session: SyncSession, github: Callable[[], GitHubLink] | None = None
     ) -> None:
@@ -47,6 +56,8 @@ class SyncDeskApp(App[None]):
         # How the pull request is reached: the demo passes its sandbox; otherwise
         # the config's repository and a token found gh's way (in a worker).
         self._github = github
+        self._last_input = time.monotonic()
+        self._deferred = ExitStack()
 
     def github_link(self) -> GitHubLink:
         """Where the sync's pull request lives (called from a worker: it may run gh)."""
@@ -59,7 +70,22 @@ class SyncDeskApp(App[None]):
 
     def on_mount(self) -> None:
         self.sub_title = f"{Path(self.session.repo_path).name} · {self.session.refs.head_name}"
+        self._deferred.enter_context(full_collections_deferred())
+        self.set_interval(self.IDLE_CHECK_EVERY, self._collect_when_idle)
         self.push_screen(SliceScreen(self.session))
+
+    def on_unmount(self) -> None:
+        self._deferred.close()  # the collector's own thresholds again
+
+    async def on_event(self, event: events.Event) -> None:
+        # Every key and mouse event reaches the app first (then the screen).
+        if isinstance(event, events.InputEvent):
+            self._last_input = time.monotonic()
+        await super().on_event(event)
+
+    def _collect_when_idle(self) -> None:
+        if time.monotonic() - self._last_input >= self.IDLE_BEFORE_COLLECTING:
+            collect_deferred()
 
     def action_help(self) -> None:
         """Show every binding of the app and the current screen."""
