@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Header
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from syncdesk.screens.branch_writes import written_message
 from syncdesk.screens.confirm_screen import ConfirmScreen
@@ -33,6 +34,13 @@ from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.sync_summary import SyncSummary
+
+if TYPE_CHECKING:
+    from syncdesk.services.conflicts.models import ConflictSet
+    from syncdesk.services.workspace.load import AuditAhead
+
+# The worker group of the audit read ahead for the conflict workspace.
+AUDIT_AHEAD = "audit-ahead"
 
 # What the Slice screen reads: the session, the report, and how many files are approved.
 SliceLoaded = tuple[SyncSession, SyncReport, int | None]
@@ -69,6 +77,7 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         super().__init__(session)
         self.report: SyncReport | None = None
         self.approved: int | None = None  # conflicted files approved (None: unknown)
+        self._audit_ahead: AuditAhead | None = None  # of the report shown
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
@@ -115,6 +124,35 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         self.query_one(SliceTable).show(self.report.slice)
         self.query_one(SyncSummary).show(self.report, self.approved)
         self.query_one(SliceTable).focus()
+        # The conflict workspace's audit takes seconds on a real sync (2 s on a
+        # Megatron-LM one): read now, while the slice is read, it is there when c
+        # opens the workspace. Only of a built sync: there is no result to audit
+        # otherwise.
+        self._audit_ahead = None
+        conflicts = self.report.conflicts
+        if conflicts is not None and conflicts.head is not None:
+            self._read_audit_ahead(self.session, conflicts)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group=AUDIT_AHEAD)
+    def _read_audit_ahead(self, session: SyncSession, conflicts: ConflictSet) -> AuditAhead:
+        # Imported here, on the worker's thread: the audit's modules are not needed
+        # for the first paint.
+        from syncdesk.services.workspace.load import read_accidents_ahead
+
+        worker = get_current_worker()
+        return read_accidents_ahead(session, conflicts, Steps(None, lambda: worker.is_cancelled))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != AUDIT_AHEAD:
+            return
+        if event.state == WorkerState.SUCCESS:
+            self._audit_ahead = worker.result
+        elif event.state == WorkerState.ERROR:
+            # Not the maintainer's concern yet: the workspace audits again when it
+            # opens, and says then what went wrong. (prevent_default: DeskScreen's
+            # handler, next along the MRO, would report it now.)
+            event.prevent_default()
 
     # -- writing the repair, undo, push ----------------------------------------------
     #
@@ -183,8 +221,11 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         from syncdesk.screens.workspace.screen import WorkspaceScreen
 
         conflicts = self.report.conflicts if self.report is not None else None
+        # An audit still being read ahead stops: the workspace reads its own.
+        self.workers.cancel_group(self, AUDIT_AHEAD)
+        ahead, self._audit_ahead = self._audit_ahead, None
         self.app.push_screen(
-            WorkspaceScreen(self.session, conflicts), lambda _: self.action_reload()
+            WorkspaceScreen(self.session, conflicts, ahead), lambda _: self.action_reload()
         )
 
     def action_findings(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from syncdesk.services.audit.lost_lines import Audit, audit_sync
+from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.audit.renumber import in_dev_base
 from syncdesk.services.conflicts.models import ConflictFile, ConflictSet
 from syncdesk.services.conflicts.read import read_conflicts
@@ -17,12 +18,45 @@ from syncdesk.services.git.storage import read_blobs, read_lines
 from syncdesk.services.lines import bytes_to_lines
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sync.anatomy import find_sync_merge
+from syncdesk.services.sync.models import SyncRefs
 from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.services.sync.slice import main_line
 from syncdesk.services.workspace.layout import hunk_holding_dev_line
 from syncdesk.services.workspace.whole_file import shown_blobs
+
+# The audit, numbered as the merge's hunks are (None: the sync is not built), and the dev
+# base's file of each conflicted file with an accident outside its hunks.
+Accidents = tuple[Audit | None, dict[str, tuple[str, ...]]]
+
+
+@dataclass(frozen=True, slots=True)
+class AuditAhead:
+    """:func:`load_accidents` read before the workspace opened (the Slice screen reads it
+    while the maintainer reads the slice), with what it was read from."""
+
+    refs: SyncRefs
+    policy: AuditPolicy
+    conflicts: ConflictSet
+    accidents: Accidents
+
+    def holds_for(self, session: SyncSession, conflicts: ConflictSet) -> bool:
+        """Whether it is the audit ``session`` would read now of these conflicts: the same
+        conflicts read (so the same merge and head), refs and configured policies."""
+        return (
+            conflicts is self.conflicts
+            and session.refs == self.refs
+            and audit_policy(session.config) == self.policy
+        )
+
+
+def read_accidents_ahead(
+    session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET
+) -> AuditAhead:
+    """:func:`load_accidents`, kept with what it was read from (:class:`AuditAhead`)."""
+    accidents = load_accidents(session, conflicts, steps)
+    return AuditAhead(session.refs, audit_policy(session.config), conflicts, accidents)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +141,7 @@ def load_workspace(
     return replace(data, audit=judged, dev_files=dev_files)
 
 
-def load_accidents(
-    session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET
-) -> tuple[Audit | None, dict[str, tuple[str, ...]]]:
+def load_accidents(session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET) -> Accidents:
     """The audit of the sync's result (numbered as the merge's hunks are), and the dev
     base's file of each conflicted file with an accident outside its hunks.
 
