@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.demo.world import build_world
 from syncdesk.services.git.runner import Git
+from syncdesk.services.workspace.load import AuditAhead
 from syncdesk.tui.app import SyncDeskApp
 
 from .waiting import until, until_loaded
@@ -22,14 +25,20 @@ from .worlds import demo_session
 SIZE = (160, 45)
 
 
+async def _read_ahead(pilot: Pilot[None]) -> AuditAhead:
+    """Wait until the Slice screen is loaded and has read the workspace's audit."""
+    slice_screen = await until_loaded(pilot, SliceScreen)
+    await until(pilot, lambda: slice_screen._audit_ahead is not None, "the audit read ahead")
+    assert slice_screen._audit_ahead is not None
+    return slice_screen._audit_ahead
+
+
 async def test_c_opens_a_workspace_whose_accidents_are_already_read(tmp_path: Path) -> None:
     facts = build_world(tmp_path / "world")
     app = SyncDeskApp(demo_session(facts))
     async with app.run_test(size=SIZE) as pilot:
-        slice_screen = await until_loaded(pilot, SliceScreen)
-        await until(pilot, lambda: slice_screen._audit_ahead is not None, "the audit read ahead")
-        ahead = slice_screen._audit_ahead
-        assert ahead is not None and ahead.accidents[0] is not None
+        ahead = await _read_ahead(pilot)
+        assert ahead.accidents[0] is not None
         await pilot.press("c")
         workspace = await until_loaded(pilot, WorkspaceScreen)
         # No audit of its own: the accidents are there as soon as the conflicts are,
@@ -43,10 +52,7 @@ async def test_a_branch_moved_since_the_audit_was_read_is_audited_again(tmp_path
     facts = build_world(tmp_path / "world")
     app = SyncDeskApp(demo_session(facts))
     async with app.run_test(size=SIZE) as pilot:
-        slice_screen = await until_loaded(pilot, SliceScreen)
-        await until(pilot, lambda: slice_screen._audit_ahead is not None, "the audit read ahead")
-        ahead = slice_screen._audit_ahead
-        assert ahead is not None
+        ahead = await _read_ahead(pilot)
         # Another commit on the sync branch (from elsewhere: plumbing, no work tree).
         git = Git(facts.repo)
         branch = f"refs/heads/{facts.sync_branch}"
