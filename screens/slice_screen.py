@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -10,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Header
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import get_current_worker
 
 from syncdesk.screens.branch_writes import written_message
 from syncdesk.screens.confirm_screen import ConfirmScreen
@@ -77,7 +78,7 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         super().__init__(session)
         self.report: SyncReport | None = None
         self.approved: int | None = None  # conflicted files approved (None: unknown)
-        self._audit_ahead: AuditAhead | None = None  # of the report shown
+        self._audit_ahead: Future[AuditAhead] | None = None  # of the report shown
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
@@ -128,31 +129,38 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         # Megatron-LM one): read now, while the slice is read, it is there when c
         # opens the workspace. Only of a built sync: there is no result to audit
         # otherwise.
+        if self._audit_ahead is not None:
+            # A read not started yet ends here; a running one stops at its next step
+            # (the worker started below replaces it) and says so in its future.
+            self._audit_ahead.cancel()
         self._audit_ahead = None
         conflicts = self.report.conflicts
         if conflicts is not None and conflicts.head is not None:
-            self._read_audit_ahead(self.session, conflicts)
+            self._audit_ahead = Future()
+            self._read_audit_ahead(self.session, conflicts, self._audit_ahead)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group=AUDIT_AHEAD)
-    def _read_audit_ahead(self, session: SyncSession, conflicts: ConflictSet) -> AuditAhead:
+    def _read_audit_ahead(
+        self, session: SyncSession, conflicts: ConflictSet, ahead: Future[AuditAhead]
+    ) -> None:
         # Imported here, on the worker's thread: the audit's modules are not needed
         # for the first paint.
         from syncdesk.services.workspace.load import read_accidents_ahead
 
+        if not ahead.set_running_or_notify_cancel():
+            return  # replaced by a newer read before it started
         worker = get_current_worker()
-        return read_accidents_ahead(session, conflicts, Steps(None, lambda: worker.is_cancelled))
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if worker.group != AUDIT_AHEAD:
-            return
-        if event.state == WorkerState.SUCCESS:
-            self._audit_ahead = worker.result
-        elif event.state == WorkerState.ERROR:
-            # Not the maintainer's concern yet: the workspace audits again when it
-            # opens, and says then what went wrong. (prevent_default: DeskScreen's
-            # handler, next along the MRO, would report it now.)
-            event.prevent_default()
+        try:
+            read = read_accidents_ahead(
+                session, conflicts, Steps(None, lambda: worker.is_cancelled)
+            )
+        except Exception as error:
+            # For whoever waits for it: the workspace then audits again, and says
+            # what went wrong if it goes wrong again (nothing is shown from here).
+            # Cancelled too, when a newer read replaced this one.
+            ahead.set_exception(error)
+        else:
+            ahead.set_result(read)
 
     # -- writing the repair, undo, push ----------------------------------------------
     #
@@ -221,8 +229,8 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         from syncdesk.screens.workspace.screen import WorkspaceScreen
 
         conflicts = self.report.conflicts if self.report is not None else None
-        # An audit still being read ahead stops: the workspace reads its own.
-        self.workers.cancel_group(self, AUDIT_AHEAD)
+        # The audit read ahead goes with it, read or still being read: the workspace
+        # waits for it rather than read its own beside it.
         ahead, self._audit_ahead = self._audit_ahead, None
         self.app.push_screen(
             WorkspaceScreen(self.session, conflicts, ahead), lambda _: self.action_reload()

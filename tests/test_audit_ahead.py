@@ -2,24 +2,30 @@
 
 The audit takes seconds on a real sync. The Slice screen reads it as soon as
 its own read is shown, so that ``c`` opens a workspace whose accidents are
-there at once; if the branch moved in between, the workspace audits again
+there at once, or that waits for that read if it is not done (never a second
+audit beside it); if the branch moved in between, the workspace audits again
 (what it shows is always the audit of the head it shows).
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.screens.workspace import screen as workspace_screen
 from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.demo.world import build_world
 from syncdesk.services.git.runner import Git
+from syncdesk.services.workspace import load as workspace_load
 from syncdesk.services.workspace.load import AuditAhead
 from syncdesk.tui.app import SyncDeskApp
 
-from .waiting import until, until_loaded
+from .waiting import until, until_loaded, until_screen
 from .worlds import demo_session
 
 SIZE = (160, 45)
@@ -28,9 +34,10 @@ SIZE = (160, 45)
 async def _read_ahead(pilot: Pilot[None]) -> AuditAhead:
     """Wait until the Slice screen is loaded and has read the workspace's audit."""
     slice_screen = await until_loaded(pilot, SliceScreen)
-    await until(pilot, lambda: slice_screen._audit_ahead is not None, "the audit read ahead")
-    assert slice_screen._audit_ahead is not None
-    return slice_screen._audit_ahead
+    ahead = slice_screen._audit_ahead
+    assert ahead is not None
+    await until(pilot, ahead.done, "the audit read ahead")
+    return ahead.result()
 
 
 async def test_c_opens_a_workspace_whose_accidents_are_already_read(tmp_path: Path) -> None:
@@ -74,3 +81,32 @@ async def test_a_branch_moved_since_the_audit_was_read_is_audited_again(tmp_path
         assert workspace.data is not None and workspace.data.audit is not None
         assert workspace.data.audit is not ahead.accidents[0]
         assert workspace.data.audit.head == moved
+
+
+async def test_c_before_the_audit_ahead_is_read_waits_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    calls: list[int] = []
+    real = workspace_load.load_accidents
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        release.wait(timeout=60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(workspace_load, "load_accidents", held)
+    monkeypatch.setattr(workspace_screen, "load_accidents", held)
+    app = SyncDeskApp(demo_session(build_world(tmp_path / "world")))
+    async with app.run_test(size=SIZE) as pilot:
+        slice_screen = await until_loaded(pilot, SliceScreen)
+        ahead = slice_screen._audit_ahead
+        assert ahead is not None and not ahead.done()
+        await pilot.press("c")
+        workspace = await until_screen(pilot, WorkspaceScreen)
+        await until(pilot, lambda: workspace.conflict is not None, "the conflicts, audit pending")
+        assert workspace._auditing and workspace.check_action("next_accident", ()) is None
+        release.set()
+        await until(pilot, lambda: not workspace._auditing, "the audit read ahead, arrived")
+        assert workspace.data is not None and workspace.data.audit is ahead.result().accidents[0]
+        assert calls == [1]  # one audit: the workspace waited for it, read none of its own

@@ -9,6 +9,7 @@ attribution, and the room the panes get.
 from __future__ import annotations
 
 import gc
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import ClassVar, cast
 
@@ -35,6 +36,7 @@ from syncdesk.services.sync.session import SyncSession, reopen
 from syncdesk.services.workspace.load import (
     Accidents,
     AuditAhead,
+    accidents_read_ahead,
     load_accidents,
     load_workspace,
 )
@@ -98,7 +100,7 @@ class WorkspaceScreen(
         self,
         session: SyncSession,
         conflicts: ConflictSet | None = None,
-        ahead: AuditAhead | None = None,
+        ahead: Future[AuditAhead] | None = None,
     ) -> None:
         super().__init__(session)
         self._reading = False
@@ -168,12 +170,24 @@ class WorkspaceScreen(
         return session, load_workspace(session, steps, audit=False, known=known)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group=AUDIT)
-    def _audit(self, session: SyncSession, conflicts: ConflictSet, bar: LoadingBar) -> Accidents:
+    def _audit(
+        self,
+        session: SyncSession,
+        conflicts: ConflictSet,
+        bar: LoadingBar,
+        ahead: Future[AuditAhead] | None = None,
+    ) -> Accidents:
         # The audit takes seconds on a large sync: the conflicts are on screen and
         # usable meanwhile, the loading bar says what it reads (report() only posts
-        # a message: safe from this thread), and r cancels it.
+        # a message: safe from this thread), and r cancels it. The one the Slice
+        # screen reads ahead is waited for, if it is of these conflicts.
         worker = get_current_worker()
-        return load_accidents(session, conflicts, Steps(bar.report, lambda: worker.is_cancelled))
+        steps = Steps(bar.report, lambda: worker.is_cancelled)
+        if ahead is not None:
+            found = accidents_read_ahead(ahead, session, conflicts, steps)
+            if found is not None:
+                return found
+        return load_accidents(session, conflicts, steps)
 
     def _audited(self, found: Accidents) -> None:
         if self._keep_audit(found):
@@ -203,13 +217,16 @@ class WorkspaceScreen(
         for note in data.loaded.notes:
             self.notify(note, severity="warning", markup=False)
         ahead, self._ahead = self._ahead, None
-        if data.built and ahead is not None and ahead.holds_for(self.session, data.conflicts):
-            self._keep_audit(ahead.accidents)  # drawn with the file opened below
+        read = None
+        if ahead is not None and ahead.done():  # read ahead and done: no wait, no bar
+            read = accidents_read_ahead(ahead, self.session, data.conflicts)
+        if data.built and read is not None:
+            self._keep_audit(read)  # drawn with the file opened below
         elif data.built:  # (with no conflict too: it says what it judged)
             self._auditing = True
             bar = self.query_one(LoadingBar)
             bar.start("Auditing dev's lines in the result…")
-            self._audit(self.session, data.conflicts, bar)
+            self._audit(self.session, data.conflicts, bar, ahead)
         if not data.conflicts.files:
             self.query_one(ConflictList).show((), {}, {})  # a reload may have emptied it
             self.query_one(ThreeWayView).display = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 
 from syncdesk.services.audit.lost_lines import Audit, audit_sync
@@ -57,6 +58,24 @@ def read_accidents_ahead(
     """:func:`load_accidents`, kept with what it was read from (:class:`AuditAhead`)."""
     accidents = load_accidents(session, conflicts, steps)
     return AuditAhead(session.refs, audit_policy(session.config), conflicts, accidents)
+
+
+def accidents_read_ahead(
+    ahead: Future[AuditAhead], session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET
+) -> Accidents | None:
+    """The accidents read ahead, once read (waiting, and stopping between waits if the
+    user cancelled), if they are what ``session`` would read of ``conflicts`` now; None
+    if not, or if reading them failed (the caller then reads its own, and reports its
+    own error)."""
+    while True:
+        steps.check()
+        try:
+            read = ahead.result(timeout=0.1)
+        except TimeoutError:
+            continue
+        except Exception:  # its own error, or cancelled: the caller's read will tell
+            return None
+        return read.accidents if read.holds_for(session, conflicts) else None
 
 
 @dataclass(frozen=True, slots=True)
