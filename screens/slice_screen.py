@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Header
-from textual.worker import get_current_worker
 
 from syncdesk.screens.branch_writes import written_message
 from syncdesk.screens.confirm_screen import ConfirmScreen
@@ -35,13 +33,6 @@ from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.sync_summary import SyncSummary
-
-if TYPE_CHECKING:
-    from syncdesk.services.conflicts.models import ConflictSet
-    from syncdesk.services.workspace.load import AuditAhead
-
-# The worker group of the audit read ahead for the conflict workspace.
-AUDIT_AHEAD = "audit-ahead"
 
 # What the Slice screen reads: the session, the report, and how many files are approved.
 SliceLoaded = tuple[SyncSession, SyncReport, int | None]
@@ -78,7 +69,6 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         super().__init__(session)
         self.report: SyncReport | None = None
         self.approved: int | None = None  # conflicted files approved (None: unknown)
-        self._audit_ahead: Future[AuditAhead] | None = None  # of the report shown
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
@@ -125,42 +115,6 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         self.query_one(SliceTable).show(self.report.slice)
         self.query_one(SyncSummary).show(self.report, self.approved)
         self.query_one(SliceTable).focus()
-        # The conflict workspace's audit takes seconds on a real sync (2 s on a
-        # Megatron-LM one): read now, while the slice is read, it is there when c
-        # opens the workspace. Only of a built sync: there is no result to audit
-        # otherwise.
-        if self._audit_ahead is not None:
-            # A read not started yet ends here; a running one stops at its next step
-            # (the worker started below replaces it) and says so in its future.
-            self._audit_ahead.cancel()
-        self._audit_ahead = None
-        conflicts = self.report.conflicts
-        if conflicts is not None and conflicts.head is not None:
-            self._audit_ahead = Future()
-            self._read_audit_ahead(self.session, conflicts, self._audit_ahead)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group=AUDIT_AHEAD)
-    def _read_audit_ahead(
-        self, session: SyncSession, conflicts: ConflictSet, ahead: Future[AuditAhead]
-    ) -> None:
-        # Imported here, on the worker's thread: the audit's modules are not needed
-        # for the first paint.
-        from syncdesk.services.workspace.load import read_accidents_ahead
-
-        if not ahead.set_running_or_notify_cancel():
-            return  # replaced by a newer read before it started
-        worker = get_current_worker()
-        try:
-            read = read_accidents_ahead(
-                session, conflicts, Steps(None, lambda: worker.is_cancelled)
-            )
-        except Exception as error:
-            # For whoever waits for it: the workspace then audits again, and says
-            # what went wrong if it goes wrong again (nothing is shown from here).
-            # Cancelled too, when a newer read replaced this one.
-            ahead.set_exception(error)
-        else:
-            ahead.set_result(read)
 
     # -- writing the repair, undo, push ----------------------------------------------
     #
@@ -229,11 +183,8 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         from syncdesk.screens.workspace.screen import WorkspaceScreen
 
         conflicts = self.report.conflicts if self.report is not None else None
-        # The audit read ahead goes with it, read or still being read: the workspace
-        # waits for it rather than read its own beside it.
-        ahead, self._audit_ahead = self._audit_ahead, None
         self.app.push_screen(
-            WorkspaceScreen(self.session, conflicts, ahead), lambda _: self.action_reload()
+            WorkspaceScreen(self.session, conflicts), lambda _: self.action_reload()
         )
 
     def action_findings(self) -> None:

@@ -25,7 +25,6 @@ from syncdesk.services.decisions.models import Action
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.anatomy import find_sync_merge
 from syncdesk.services.sync.session import SyncOptions, open_sync
-from syncdesk.services.workspace import load as workspace_load
 from syncdesk.services.workspace.accidents import (
     AccidentCache,
     hunk_index_of,
@@ -238,9 +237,6 @@ async def test_the_conflicts_are_usable_while_the_audit_still_reads(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(workspace_screen, "load_accidents", held)
-    # And the audit the Slice screen reads ahead: held, c finds it unfinished, stops
-    # it and lets the workspace audit (test_audit_ahead.py: when it was finished).
-    monkeypatch.setattr(workspace_load, "load_accidents", held)
     async with _app(_world(tmp_path / "repo")).run_test(size=SIZE) as pilot:
         await until_loaded(pilot, SliceScreen)
         await pilot.press("c")

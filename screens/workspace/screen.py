@@ -9,7 +9,6 @@ attribution, and the room the panes get.
 from __future__ import annotations
 
 import gc
-from concurrent.futures import Future
 from dataclasses import replace
 from typing import ClassVar, cast
 
@@ -28,18 +27,13 @@ from syncdesk.screens.workspace.decisions import DecisionActions
 from syncdesk.screens.workspace.edits import EditActions
 from syncdesk.screens.workspace.panes import PaneActions
 from syncdesk.screens.workspace.restores import RestoreActions
+from syncdesk.services.audit.lost_lines import Audit
 from syncdesk.services.conflicts.models import ConflictSet
 from syncdesk.services.progress import Steps
 from syncdesk.services.report.audit import judged_line
 from syncdesk.services.sync.policies import policy_for
 from syncdesk.services.sync.session import SyncSession, reopen
-from syncdesk.services.workspace.load import (
-    Accidents,
-    AuditAhead,
-    accidents_read_ahead,
-    load_accidents,
-    load_workspace,
-)
+from syncdesk.services.workspace.load import load_accidents, load_workspace
 from syncdesk.tui.memory import release_freed_memory
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.key_footer import KeyFooter
@@ -54,6 +48,8 @@ from syncdesk.tui.widgets.threeway import ThreeWayView
 # them run as this screen's workers (the handler below sees their errors).
 # The worker group of the audit, read after the conflicts are on screen.
 AUDIT = "audit"
+# What it reads: the audit, and the dev base's files its restores need.
+Accidents = tuple[Audit | None, dict[str, tuple[str, ...]]]
 
 
 class WorkspaceScreen(
@@ -96,20 +92,13 @@ class WorkspaceScreen(
     # What waits for the audit: the accidents it finds are what these act on.
     NEED_THE_AUDIT = frozenset({"next_accident", "restore"})
 
-    def __init__(
-        self,
-        session: SyncSession,
-        conflicts: ConflictSet | None = None,
-        ahead: Future[AuditAhead] | None = None,
-    ) -> None:
+    def __init__(self, session: SyncSession, conflicts: ConflictSet | None = None) -> None:
         super().__init__(session)
         self._reading = False
         self._auditing = False
-        # The conflicts the Slice screen read, and the audit it read of them while
-        # the slice was read: the first load uses them if the refs have not moved
-        # since (a reload always merges and audits again).
+        # The conflicts the Slice screen read: the first load uses them if the
+        # refs have not moved since (a reload always merges again).
         self._known = conflicts
-        self._ahead = ahead
 
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
@@ -170,41 +159,25 @@ class WorkspaceScreen(
         return session, load_workspace(session, steps, audit=False, known=known)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group=AUDIT)
-    def _audit(
-        self,
-        session: SyncSession,
-        conflicts: ConflictSet,
-        bar: LoadingBar,
-        ahead: Future[AuditAhead] | None = None,
-    ) -> Accidents:
+    def _audit(self, session: SyncSession, conflicts: ConflictSet, bar: LoadingBar) -> Accidents:
         # The audit takes seconds on a large sync: the conflicts are on screen and
         # usable meanwhile, the loading bar says what it reads (report() only posts
-        # a message: safe from this thread), and r cancels it. The one the Slice
-        # screen reads ahead is waited for, if it is of these conflicts.
+        # a message: safe from this thread), and r cancels it.
         worker = get_current_worker()
-        steps = Steps(bar.report, lambda: worker.is_cancelled)
-        if ahead is not None:
-            found = accidents_read_ahead(ahead, session, conflicts, steps)
-            if found is not None:
-                return found
-        return load_accidents(session, conflicts, steps)
+        return load_accidents(session, conflicts, Steps(bar.report, lambda: worker.is_cancelled))
 
     def _audited(self, found: Accidents) -> None:
-        if self._keep_audit(found):
-            gc.freeze()  # long-lived, like the load's facts (see DeskScreen)
-            release_freed_memory()  # the audit's blobs and lines: 70 MB on a Megatron sync
-            self._redraw()
-
-    def _keep_audit(self, found: Accidents) -> bool:
         audit, dev_files = found
         if self.data is None or audit is None:
-            return False
+            return
         self.data = replace(self.data, audit=audit, dev_files=dev_files)
         self._dev_files.update(dev_files)
+        gc.freeze()  # long-lived, like the load's facts (see DeskScreen)
+        release_freed_memory()  # the audit's blobs and lines: 70 MB on a Megatron sync
         if audit.dev and audit.dev != audit.dev_base:
             # dev was merged into the sync branch: say what the accidents are judged on.
             self.notify(f"Audit: {judged_line(audit)}.", markup=False, timeout=10)
-        return True
+        self._redraw()
 
     def loaded(self, result: WorkspaceLoaded) -> None:
         self.session, data = result
@@ -216,17 +189,11 @@ class WorkspaceScreen(
         self.query_one("#ws-body").display = True
         for note in data.loaded.notes:
             self.notify(note, severity="warning", markup=False)
-        ahead, self._ahead = self._ahead, None
-        read = None
-        if ahead is not None and ahead.done():  # read ahead and done: no wait, no bar
-            read = accidents_read_ahead(ahead, self.session, data.conflicts)
-        if data.built and read is not None:
-            self._keep_audit(read)  # drawn with the file opened below
-        elif data.built:  # (with no conflict too: it says what it judged)
+        if data.built:  # (with no conflict too: it says what it judged)
             self._auditing = True
             bar = self.query_one(LoadingBar)
             bar.start("Auditing dev's lines in the result…")
-            self._audit(self.session, data.conflicts, bar, ahead)
+            self._audit(self.session, data.conflicts, bar)
         if not data.conflicts.files:
             self.query_one(ConflictList).show((), {}, {})  # a reload may have emptied it
             self.query_one(ThreeWayView).display = False

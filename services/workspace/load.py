@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 
 from syncdesk.services.audit.lost_lines import Audit, audit_sync
-from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.audit.renumber import in_dev_base
 from syncdesk.services.conflicts.models import ConflictFile, ConflictSet
 from syncdesk.services.conflicts.read import read_conflicts
@@ -19,63 +17,12 @@ from syncdesk.services.git.storage import read_blobs, read_lines
 from syncdesk.services.lines import bytes_to_lines
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sync.anatomy import find_sync_merge
-from syncdesk.services.sync.models import SyncRefs
 from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.services.sync.slice import main_line
 from syncdesk.services.workspace.layout import hunk_holding_dev_line
 from syncdesk.services.workspace.whole_file import shown_blobs
-
-# The audit, numbered as the merge's hunks are (None: the sync is not built), and the dev
-# base's file of each conflicted file with an accident outside its hunks.
-Accidents = tuple[Audit | None, dict[str, tuple[str, ...]]]
-
-
-@dataclass(frozen=True, slots=True)
-class AuditAhead:
-    """:func:`load_accidents` read before the workspace opened (the Slice screen reads it
-    while the maintainer reads the slice), with what it was read from."""
-
-    refs: SyncRefs
-    policy: AuditPolicy
-    conflicts: ConflictSet
-    accidents: Accidents
-
-    def holds_for(self, session: SyncSession, conflicts: ConflictSet) -> bool:
-        """Whether it is the audit ``session`` would read now of these conflicts: the same
-        conflicts read (so the same merge and head), refs and configured policies."""
-        return (
-            conflicts is self.conflicts
-            and session.refs == self.refs
-            and audit_policy(session.config) == self.policy
-        )
-
-
-def read_accidents_ahead(
-    session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET
-) -> AuditAhead:
-    """:func:`load_accidents`, kept with what it was read from (:class:`AuditAhead`)."""
-    accidents = load_accidents(session, conflicts, steps)
-    return AuditAhead(session.refs, audit_policy(session.config), conflicts, accidents)
-
-
-def accidents_read_ahead(
-    ahead: Future[AuditAhead], session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET
-) -> Accidents | None:
-    """The accidents read ahead, once read (waiting, and stopping between waits if the
-    user cancelled), if they are what ``session`` would read of ``conflicts`` now; None
-    if not, or if reading them failed (the caller then reads its own, and reports its
-    own error)."""
-    while True:
-        steps.check()
-        try:
-            read = ahead.result(timeout=0.1)
-        except TimeoutError:
-            continue
-        except Exception:  # its own error, or cancelled: the caller's read will tell
-            return None
-        return read.accidents if read.holds_for(session, conflicts) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +107,9 @@ def load_workspace(
     return replace(data, audit=judged, dev_files=dev_files)
 
 
-def load_accidents(session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET) -> Accidents:
+def load_accidents(
+    session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET
+) -> tuple[Audit | None, dict[str, tuple[str, ...]]]:
     """The audit of the sync's result (numbered as the merge's hunks are), and the dev
     base's file of each conflicted file with an accident outside its hunks.
 
