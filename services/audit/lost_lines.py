@@ -404,6 +404,7 @@ class _Triage:
     changes: SliceChanges = field(default_factory=SliceChanges)  # of the lost lines' files
     _main_names: set[bytes] | None = None
     _defines: dict[tuple[str, str, bytes], bool] = field(default_factory=dict)
+    _underscored: dict[str, bytes] = field(default_factory=dict)  # blob, dashes as "_"
     _asked: set[bytes] = field(default_factory=set)
     _used: set[bytes] = field(default_factory=set)
     _uses: list[Future[set[bytes]]] = field(default_factory=list)  # greps still running
@@ -693,11 +694,14 @@ class _Triage:
 
     def blob_defines(self, sha: str | None, path: str, name: bytes) -> bool:
         """Whether a line of blob ``sha`` (of ``path``) defines ``name`` (once per name)."""
-        key = (path, sha or "", name)
+        blob_key = sha or ""
+        key = (path, blob_key, name)
         if key not in self._defines:
-            blob = self.snapshot.blobs.get(sha or "", b"")
+            if blob_key not in self._underscored:  # (once per blob, not once per name)
+                blob = self.snapshot.blobs.get(blob_key, b"")
+                self._underscored[blob_key] = blob.replace(b"-", b"_")
             # One search of the whole blob in C first: most often the name is not in it.
-            spelled = name in blob.replace(b"-", b"_")
+            spelled = name in self._underscored[blob_key]
             self._defines[key] = spelled and defines(self.snapshot.lines(sha), name, path)
         return self._defines[key]
 
