@@ -25,7 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from syncdesk.services.audit.lost_lines import Audit, audit_sync
+from syncdesk.services.audit.lost_lines import audit_sync
+from syncdesk.services.audit.model import Audit
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git import runner
 from syncdesk.services.sync.anatomy import find_sync_merge

@@ -55,7 +55,8 @@ from typing import IO, Any
 
 import bench_origin
 
-from syncdesk.services.audit.lost_lines import Audit, audit_sync
+from syncdesk.services.audit.lost_lines import audit_sync
+from syncdesk.services.audit.model import Audit
 from syncdesk.services.conflicts.attribution import attribute
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git import runner

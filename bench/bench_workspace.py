@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from syncdesk.screens.workspace.screen import WorkspaceScreen
-from syncdesk.services.audit.lost_lines import Classification
+from syncdesk.services.audit.model import Classification
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.session import SyncOptions, open_sync

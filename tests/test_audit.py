@@ -19,14 +19,8 @@ from typing import cast
 import pytest
 
 from syncdesk.services.audit.lines import is_trivial, plan_restore
-from syncdesk.services.audit.lost_lines import (
-    CLASS_ORDER,
-    Audit,
-    Classification,
-    LostLine,
-    audit_sync,
-    raw_findings,
-)
+from syncdesk.services.audit.lost_lines import audit_sync, raw_findings
+from syncdesk.services.audit.model import CLASS_ORDER, Audit, Classification, LostLine
 from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.audit.sources import parse_removals
 from syncdesk.services.conflicts.read import read_conflicts

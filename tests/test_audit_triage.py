@@ -14,12 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from syncdesk.screens.slice_screen import SliceScreen
-from syncdesk.services.audit.lost_lines import (
-    Audit,
-    Classification,
-    LostLine,
-    audit_sync,
-)
+from syncdesk.services.audit.lost_lines import audit_sync
+from syncdesk.services.audit.model import Audit, Classification, LostLine
 from syncdesk.services.audit.names import enclosing_definition
 from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.conflicts.read import read_conflicts

@@ -11,7 +11,7 @@ from textual.widgets import TextArea
 from syncdesk.screens.edit_hunk_screen import EditHunkScreen
 from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.screens.workspace.screen import WorkspaceScreen
-from syncdesk.services.audit.lost_lines import Classification
+from syncdesk.services.audit.model import Classification
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.carryover import ResolutionStore
 from syncdesk.services.decisions.learn import learn_branch

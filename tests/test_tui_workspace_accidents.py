@@ -19,7 +19,7 @@ from typing import Any
 from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.screens.workspace import screen as workspace_screen
 from syncdesk.screens.workspace.screen import WorkspaceScreen
-from syncdesk.services.audit.lost_lines import Classification
+from syncdesk.services.audit.model import Classification
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.decisions.models import Action
 from syncdesk.services.git.runner import Git

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from syncdesk.screens.desk import DeskScreen
-from syncdesk.services.audit.lost_lines import LostLine
+from syncdesk.services.audit.model import LostLine
 from syncdesk.services.conflicts.models import ConflictFile, FileAttribution
 from syncdesk.services.decisions.models import (
     Action,

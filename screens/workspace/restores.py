@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import work
 
 from syncdesk.screens.workspace.core import WorkspaceCore
-from syncdesk.services.audit.lost_lines import LostLine
+from syncdesk.services.audit.model import LostLine
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.models import Action
 from syncdesk.services.lines import lines_to_bytes

@@ -27,7 +27,7 @@ from syncdesk.screens.workspace.decisions import DecisionActions
 from syncdesk.screens.workspace.edits import EditActions
 from syncdesk.screens.workspace.panes import PaneActions
 from syncdesk.screens.workspace.restores import RestoreActions
-from syncdesk.services.audit.lost_lines import Audit
+from syncdesk.services.audit.model import Audit
 from syncdesk.services.conflicts.models import ConflictSet
 from syncdesk.services.progress import Steps
 from syncdesk.services.report.audit import judged_line

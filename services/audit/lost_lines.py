@@ -88,11 +88,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from functools import cache, partial
 from typing import TypeVar
 
-from syncdesk.services.audit.hook import HookFinding, hook_findings
+from syncdesk.services.audit.changes import dev_changes
+from syncdesk.services.audit.hook import hook_findings
+from syncdesk.services.audit.judge import Evidence, EvidenceReads, judge
 from syncdesk.services.audit.lines import (
     Reflow,
     has_spare_copies,
@@ -103,6 +104,18 @@ from syncdesk.services.audit.lines import (
     lost_lines,
     place_lost,
     squeeze,
+)
+from syncdesk.services.audit.model import (
+    BESIDE,
+    DROPPING,
+    Audit,
+    AuditScope,
+    Classification,
+    DataFile,
+    LargeFile,
+    LostLine,
+    RawFinding,
+    shown_order,
 )
 from syncdesk.services.audit.names import (
     SimilarLines,
@@ -147,213 +160,10 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.lines import encode_text
 from syncdesk.services.patterns import listed
 from syncdesk.services.progress import QUIET, Steps
-from syncdesk.services.sanitize import decode, one_line, visible
-
-
-class Classification(StrEnum):
-    """What a dev line missing from the result most likely is."""
-
-    STILL_REFERENCED = "still-referenced"
-    ACCIDENT = "probable-accident"
-    TAKEN_AS_MAIN = "taken-as-main"
-    SUPERSEDED = "superseded-by-main"
-    MOVED = "moved"
-    REFORMATTED = "reformatted"
-    REMOVED_ON_MAIN = "removed-on-main"
-    BY_POLICY = "by-policy"
-
+from syncdesk.services.sanitize import decode, visible
 
 # What a per-function read of :func:`_once_per_function` gives.
 _Read = TypeVar("_Read")
-
-# The order findings are shown in: the ones that need a human first.
-CLASS_ORDER = tuple(Classification)
-# Each class's place in that order (a dict: tuple.index compares enum members one by
-# one, 60 ms for the sort of a real sync's 10,000 findings).
-_RANK = {kind: at for at, kind in enumerate(CLASS_ORDER)}
-# The classes a maintainer must look at: no innocent explanation was found.
-ACCIDENTS = frozenset({Classification.STILL_REFERENCED, Classification.ACCIDENT})
-# A taken-as-main detail's suffix when main changed only code next to the line.
-_BESIDE = " (beside main's change)"
-# An accident's detail: "conflict hunk N" + this + the dev function the hunk dropped.
-_DROPPING = ", dropping dev's "
-
-
-@dataclass(frozen=True, slots=True)
-class RawFinding:
-    """One line of the reference hook's output: a dev line the result lacks."""
-
-    path: str
-    line: bytes  # without its newline, exactly as in the blob
-
-
-@dataclass(frozen=True, slots=True)
-class LostLine:
-    """One triaged dev line that is missing from the result.
-
-    ``path`` is the path as git names it (decoded as UTF-8): the key to find
-    the file again; show :attr:`shown_path`. ``text`` is for display (controls
-    made visible, trailing whitespace dropped); ``raw`` is the exact line, for
-    restoring it. ``block`` is the first dev line of the accident's block
-    (consecutive lost lines, only trivial lines between them).
-    """
-
-    path: str
-    line: int  # 1-based, in the judged dev version of the file
-    text: str
-    raw: bytes
-    classification: Classification
-    commit: str | None = None  # removed on / superseded by main: the slice commit
-    subject: str | None = None  # ...and its subject, sanitized
-    other_path: str | None = None  # moved: the file of the result that gained it
-    evidence_line: int | None = None  # moved: line in other_path; reformatted: in the result
-    detail: str | None = None  # still referenced: the name; taken as main: the hunk; policy
-    block: int | None = None  # accidents: the first dev line of its block
-
-    @property
-    def shown_path(self) -> str:
-        """The path, safe to show."""
-        return one_line(self.path)
-
-    @property
-    def is_accident(self) -> bool:
-        """No innocent explanation was found: a maintainer must look at it."""
-        return self.classification in ACCIDENTS
-
-    @property
-    def evidence(self) -> str:
-        """Why the finding has its classification, in one line safe to show."""
-        kind, commit = self.classification, f"{(self.commit or '')[:8]} {self.subject or ''}"
-        if kind is Classification.REMOVED_ON_MAIN and self.detail:
-            return f"removed on main by {commit} ({one_line(self.detail)})".replace("  (", " (")
-        if kind is Classification.REMOVED_ON_MAIN:
-            return f"removed on main by {commit}".rstrip()
-        if kind is Classification.SUPERSEDED and self.detail and self.detail.startswith("renamed"):
-            line = f"line {self.evidence_line} of the result"
-            return f"main {one_line(self.detail)} ({line}): {commit}".rstrip(": ")
-        if kind is Classification.SUPERSEDED and self.detail:
-            return f"main rewrote {one_line(self.detail)}: {commit}".rstrip(": ")
-        if kind is Classification.SUPERSEDED:
-            return f"main rewrote this code: {commit}".rstrip()
-        if kind is Classification.MOVED:
-            where = f"{one_line(self.other_path or '')}:{self.evidence_line}"
-            if self.detail:  # main moved the function holding it
-                return f"moved with {one_line(self.detail)} to {where}"
-            return f"moved to {where}"
-        if kind is Classification.REFORMATTED:
-            return f"reformatted: line {self.evidence_line} of the result"
-        if kind is Classification.STILL_REFERENCED:
-            return f"defines {one_line(self.detail or '')}, which the result still uses"
-        if kind is Classification.TAKEN_AS_MAIN and (self.detail or "").endswith(_BESIDE):
-            hunk = one_line((self.detail or "").removesuffix(_BESIDE))
-            where = f"the resolution took main's side of {hunk}, where main changed code next to it"
-            return f"{where}: {commit}".rstrip(": ")
-        if kind is Classification.TAKEN_AS_MAIN:
-            return f"the resolution took main's rewrite in {self.detail}: {commit}".rstrip(": ")
-        if kind is Classification.BY_POLICY:
-            return f"{self.detail} file: the policy decides it"
-        if self.detail and self.detail.startswith("dev's "):
-            return f"in {self.detail}"
-        if self.detail and _DROPPING in self.detail:  # an accident inside a hunk taken as main
-            hunk, dropped = self.detail.split(_DROPPING, 1)
-            return f"{hunk} was taken as main, dropping dev's {one_line(dropped)} with it"
-        return "on dev, not on main, missing from the result"
-
-
-@dataclass(frozen=True, slots=True)
-class DataFile:
-    """A data file's lost dev lines, counted, not listed (a lock file, golden values)."""
-
-    path: str
-    lines: int
-
-
-@dataclass(frozen=True, slots=True)
-class LargeFile:
-    """A file not audited for a version over the large-file limit, with that version's size."""
-
-    path: str
-    size: int  # bytes
-
-
-@dataclass(frozen=True, slots=True)
-class Audit:
-    """The triaged preservation audit of one sync."""
-
-    dev_base: str
-    slice_tip: str
-    head: str
-    files_checked: int  # touched files: the hook's loop
-    raw_count: int  # the hook's finding lines
-    raw_files: int  # files with at least one raw finding
-    ignored_trivial: int  # raw findings with no letter or digit
-    ignored_binary: int  # raw findings in binary files
-    findings: tuple[LostLine, ...]  # accidents first, then by class, path and line
-    dev: str = ""  # the dev version judged against ("" : the dev base)
-    judged: tuple[str, ...] = ()  # the commits judged: the merge and ours on top
-    data_files: tuple[DataFile, ...] = ()
-    too_large: tuple[LargeFile, ...] = ()  # not read, never silently: listed in every view
-    # The real Megatron-LM hook's findings for the same refs (None: its refs differ).
-    hook: tuple[HookFinding, ...] | None = None
-    # The findings by path, built on the first in_file (the workspace asks on every
-    # hunk move). Not an __init__ field: dataclasses.replace starts a fresh one.
-    _by_path: dict[str, tuple[LostLine, ...]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
-
-    @property
-    def counts(self) -> dict[Classification, int]:
-        """How many findings of each class, in display order."""
-        found = Counter(finding.classification for finding in self.findings)
-        return {kind: found[kind] for kind in CLASS_ORDER}
-
-    @property
-    def accidents(self) -> tuple[LostLine, ...]:
-        """The findings a maintainer must look at: still referenced, then probable accidents."""
-        return tuple(f for f in self.findings if f.is_accident)
-
-    @property
-    def blocks(self) -> int:
-        """How many blocks of consecutive dev lines the accidents make."""
-        return len({(f.path, f.block) for f in self.accidents})
-
-    def in_file(self, path: str) -> tuple[LostLine, ...]:
-        """The findings of one file, in line order."""
-        if not self._by_path and self.findings:
-            grouped: dict[str, list[LostLine]] = {}
-            for finding in self.findings:
-                grouped.setdefault(finding.path, []).append(finding)
-            for where, found in grouped.items():
-                self._by_path[where] = tuple(sorted(found, key=lambda f: f.line))
-        return self._by_path.get(path, ())
-
-    def hook_account(self) -> dict[str, int]:
-        """How many of the real hook's lines got each triage class (empty: no hook run).
-
-        Every hook line is one of the audit's raw findings (the hook's sets are
-        a subset of the reference multisets): it has the class its line got,
-        or ``data-file``, or ``trivial`` (an underscore and no letter or digit:
-        the hook keeps it, the audit ignores it).
-        """
-        classes: dict[tuple[str, bytes], str] = {}
-        for finding in self.findings:
-            classes.setdefault((finding.path, finding.raw), str(finding.classification))
-        data = {data_file.path for data_file in self.data_files}
-        counts: Counter[str] = Counter()
-        for item in self.hook or ():
-            known = classes.get((item.path, item.line))
-            if known is None:
-                known = "data-file" if item.path in data else "trivial"
-            counts[known] += 1
-        return dict(sorted(counts.items()))
-
-
-@dataclass(frozen=True, slots=True)
-class AuditScope:
-    """What the audit judges: the dev version lines are lost from, and the commits judged."""
-
-    dev: str  # the newest dev commit the head holds (the dev base unless dev was merged on top)
-    judged: tuple[str, ...]  # the sync merge and the commits on top of it that are not dev's
 
 
 def raw_findings(git: Git, dev_base: str, slice_tip: str, head: str) -> list[RawFinding]:
@@ -839,6 +649,14 @@ def _audited(
             ahead.ask(changed_regions, git, merge_base, slice_tip, paths),
         ) if merge_base and paths else None  # fmt: skip
         steps.check()
+        # The verdicts' reads (blame of these files over dev's own history, the slice's
+        # messages, the merge's own result) run while the passes below explain lines.
+        reads = (
+            EvidenceReads(
+                git, ahead, merge_base=merge_base, dev=dev, slice_tip=slice_tip,
+                judged=scope.judged if scope is not None else (), paths=paths,
+            ) if paths else None
+        )  # fmt: skip
         unexplained = _rewrapped(triage, unexplained)
         unexplained = _moved_or_reformatted(triage, unexplained)
         steps.check()
@@ -860,7 +678,14 @@ def _audited(
             (regions[0].result(), regions[1].result()) if regions is not None else ({}, {})
         )
         _explain_the_rest(triage, unexplained, earlier, dev_regions, main_regions)
-    findings = _with_blocks(snapshot, triage.findings)
+        evidence = (
+            reads.evidence(snapshot, triage.changes, dev_regions, main_regions)
+            if reads is not None
+            else Evidence(snapshot, triage.changes, dev_regions, main_regions)
+        )
+        judged = [replace(found, judgment=judge(evidence, found)) for found in triage.findings]
+    findings = _with_blocks(snapshot, judged)
+    changes = dev_changes(evidence, findings)
     findings.sort(key=shown_order)
     return Audit(
         dev_base=dev_base,
@@ -877,12 +702,8 @@ def _audited(
         data_files=tuple(sorted(data, key=lambda d: d.path)),
         too_large=tuple(LargeFile(path, size) for path, size in sorted(snapshot.too_large.items())),
         hook=hooked,
+        changes=changes,
     )
-
-
-def shown_order(finding: LostLine) -> tuple[int, str, int, int]:
-    """The key findings are listed by: class (:data:`CLASS_ORDER`), path, block, line."""
-    return (_RANK[finding.classification], finding.path, finding.block or 0, finding.line)
 
 
 def _old_lines(regions: Iterable[Region]) -> set[int]:
@@ -1559,13 +1380,13 @@ def _resolution_decisions(
     for index, hunk in beside:
         finding = triage.findings[index]
         if id(hunk) in dropping:
-            detail = f"conflict hunk {hunk.index + 1}{_DROPPING}{decode(dropping[id(hunk)])}"
+            detail = f"conflict hunk {hunk.index + 1}{DROPPING}{decode(dropping[id(hunk)])}"
             triage.findings[index] = replace(finding, detail=detail)
             continue
         if id(hunk) not in commits:  # one look per hunk: a hunk may hold many such lines
             commits[id(hunk)] = _hunk_commit(triage.changes, finding.path, hunk)
         sha, subject = commits[id(hunk)]
-        detail = f"conflict hunk {hunk.index + 1}{_BESIDE}"
+        detail = f"conflict hunk {hunk.index + 1}{BESIDE}"
         triage.findings[index] = replace(
             finding, classification=Classification.TAKEN_AS_MAIN, commit=sha, subject=subject,
             detail=detail,

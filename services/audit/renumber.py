@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from syncdesk.services.audit.lines import alignment, raw_lines
-from syncdesk.services.audit.lost_lines import Audit, LostLine, shown_order
+from syncdesk.services.audit.model import Audit, LostLine, shown_order
 from syncdesk.services.git.objects import read_objects
 from syncdesk.services.git.runner import Git
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from syncdesk.services.audit.lost_lines import CLASS_ORDER, Audit, LostLine
+from syncdesk.services.audit.model import CLASS_ORDER, Audit, DevChange, LostLine
 from syncdesk.services.sanitize import one_line
 
 
@@ -52,6 +52,36 @@ def block_line(block: list[LostLine]) -> str:
     return f"{where}{size}  {first.text.strip()[:80]}  [{first.evidence}]"
 
 
+def change_line(change: DevChange) -> str:
+    """One dev change: its commit, subject, and what the result lost and kept of it."""
+    files = len(change.files)
+    lost = f"lost {change.lost_count} line(s) in {files} file(s), {len(change.flagged)} flagged"
+    return f"{change.sha[:8]} {one_line(change.subject)}: {lost}; kept {change.kept_count}"
+
+
+def flagged_by_change(audit: Audit) -> list[tuple[DevChange | None, list[list[LostLine]]]]:
+    """The flagged blocks under the dev change that wrote them (None: no dev change known),
+    the changes in the audit's rank order."""
+    blocks = accident_blocks(audit)
+    owner = {id(line): change for change in audit.changes for line in change.flagged}
+    grouped: dict[int, list[list[LostLine]]] = {}
+    for block in blocks:
+        # A block's lines may come from several dev commits: each goes under its own.
+        for line in block:
+            key = id(owner[id(line)]) if id(line) in owner else 0
+            runs = grouped.setdefault(key, [])
+            if runs and runs[-1][-1].path == line.path and runs[-1][-1].block == line.block:
+                runs[-1].append(line)
+            else:
+                runs.append([line])
+    ranked: list[tuple[DevChange | None, list[list[LostLine]]]] = [
+        (change, grouped[id(change)]) for change in audit.changes if id(change) in grouped
+    ]
+    if 0 in grouped:
+        ranked.append((None, grouped[0]))
+    return ranked
+
+
 def hook_line(audit: Audit) -> str:
     """The real pre-push hook's count, and the class the triage gave each of its lines."""
     hook = audit.hook or ()
@@ -89,8 +119,11 @@ def audit_text(audit: Audit | None) -> list[str]:
         *([f"  {hook_line(audit)}"] if audit.hook is not None else []),
         *(f"  data  {one_line(d.path)}: {d.lines} lines" for d in audit.data_files),
         *large,
-        *(f"  {block_line(block)}" for block in accident_blocks(audit)),
     ]
+    for change, blocks in flagged_by_change(audit):
+        head = change_line(change) if change is not None else "no dev commit known (policy files)"
+        lines.append(f"  lost  {head}")
+        lines += (f"    {block_line(block)}" for block in blocks)
     return lines
 
 
@@ -108,6 +141,9 @@ def audit_summary_json(audit: Audit | None) -> dict[str, Any] | None:
         "ignored_binary": audit.ignored_binary,
         "counts": {str(kind): counts[kind] for kind in CLASS_ORDER},
         "accident_blocks": audit.blocks,
+        "flagged_lines": len(audit.accidents),
+        "verdicts": {str(kind): count for kind, count in audit.verdict_counts.items()},
+        "changes": [change_json(change) for change in audit.changes],
         "data_files": [{"path": one_line(d.path), "lines": d.lines} for d in audit.data_files],
         "too_large": [{"path": one_line(f.path), "bytes": f.size} for f in audit.too_large],
         "hook": None
@@ -117,4 +153,26 @@ def audit_summary_json(audit: Audit | None) -> dict[str, Any] | None:
             "files": len({finding.path for finding in audit.hook}),
             "by_class": audit.hook_account(),
         },
+    }
+
+
+def change_json(change: DevChange) -> dict[str, Any]:
+    """One dev change for the JSON report."""
+    return {
+        "commit": change.sha,
+        "subject": one_line(change.subject),
+        "pulls": list(change.pulls),
+        "lost_lines": change.lost_count,
+        "kept_lines": change.kept_count,
+        "flagged_lines": len(change.flagged),
+        "verdicts": {str(kind): count for kind, count in change.verdicts().items()},
+        "files": [
+            {
+                "path": one_line(part.path),
+                "kept": part.kept,
+                "lost": [line.line for line in part.lost],
+                "flagged": [line.line for line in part.flagged],
+            }
+            for part in change.files
+        ],
     }

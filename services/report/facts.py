@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from syncdesk.services.audit.lost_lines import Audit
+from syncdesk.services.audit.model import Audit
 from syncdesk.services.conflicts.models import Attribution, ConflictFile, ConflictSet
 from syncdesk.services.report.audit import (
     accident_blocks,
@@ -162,6 +162,11 @@ def _audit_json(audit: Audit | None) -> list[dict[str, Any]] | None:
             "detail": one_line(finding.detail) if finding.detail else None,
             "block": finding.block,
             "evidence": finding.evidence,
+            "flagged": finding.is_accident,
+            "verdict": str(finding.judgment.verdict) if finding.judgment else None,
+            "change": finding.judgment.change if finding.judgment else None,
+            "verdict_commit": finding.judgment.commit if finding.judgment else None,
+            "verdict_evidence": finding.verdict_evidence,
         }
         for finding in audit.findings
     ]

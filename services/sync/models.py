@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from syncdesk.services.audit.lost_lines import Audit
+from syncdesk.services.audit.model import Audit
 from syncdesk.services.conflicts.models import Attribution, ConflictSet
 from syncdesk.services.sync.ours import Ours
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from syncdesk.services.audit.lost_lines import AuditScope
+from syncdesk.services.audit.model import AuditScope
 from syncdesk.services.git.runner import Git
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from syncdesk.services.audit.lost_lines import Audit, LostLine
+from syncdesk.services.audit.model import Audit, LostLine
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.workspace.layout import (
     Layout,

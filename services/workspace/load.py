@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from syncdesk.services.audit.lost_lines import Audit, audit_sync
+from syncdesk.services.audit.lost_lines import audit_sync
+from syncdesk.services.audit.model import Audit
 from syncdesk.services.audit.renumber import in_dev_base
 from syncdesk.services.conflicts.models import ConflictFile, ConflictSet
 from syncdesk.services.conflicts.read import read_conflicts

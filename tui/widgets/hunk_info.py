@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from rich.filesize import decimal
 from textual.content import Content
 
-from syncdesk.services.audit.lost_lines import Classification, LostLine
+from syncdesk.services.audit.model import Classification, LostLine
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.models import Action, SyncState
 from syncdesk.services.workspace.accidents import hunk_index_of

@@ -1,0 +1,82 @@
+"""Which dev commit wrote each line of a dev file: ``git blame`` over dev's own history.
+
+A lost dev line is only a *dev change* when a commit of dev's own history
+wrote it; a line dev holds from the history it shares with main (the merge
+base and before) is main's to remove. ``git blame MERGE_BASE..DEV`` answers
+both at once: git stops walking at the merge base, and every line older than
+that is charged to a *boundary* commit (porcelain's ``boundary`` key), so the
+walk costs only dev's commits since the merge base (429 on a real Megatron-LM
+sync: 50-90 ms a file, not the whole history's seconds).
+
+One blame per file, the whole file (its cost is the history walk, not the
+line count), so that what a dev change *kept* is counted with what it lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from syncdesk.services.git.runner import Git
+
+# A porcelain header: the commit, its line in that commit, the line in the blamed file.
+_HEADER_FIELDS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """The commit that wrote a dev line, as blame names it."""
+
+    sha: str
+    summary: str  # the commit's subject, as git prints it (untrusted: sanitize to show)
+    shared: bool  # a boundary commit: history dev shares with main, not a dev change
+
+
+def blame_file(git: Git, merge_base: str, dev: str, path: str) -> list[Author | None]:
+    """Who wrote each line (index 0 is line 1) of ``path`` at ``dev``, since ``merge_base``.
+
+    ``merge_base`` empty (no shared history): every line is dev's own. A file
+    git cannot blame (absent, or a failed read) gives an empty list: the caller
+    then knows nothing of its lines, never something wrong.
+    """
+    revision = f"{merge_base}..{dev}" if merge_base else dev
+    done = git.run(["blame", "--porcelain", revision, "--", path], check=False)
+    if done.status != 0:
+        return []
+    return parse_porcelain(done.stdout)
+
+
+def parse_porcelain(porcelain: bytes) -> list[Author | None]:
+    """The per-line authors of ``git blame --porcelain`` output.
+
+    Porcelain gives a header per line (``sha orig final [count]``) and, the
+    first time a commit appears, its keys (``summary``, ``boundary``, ...);
+    each line's content follows after a TAB, which is never read as a key.
+    """
+    lines: dict[int, str] = {}
+    summaries: dict[str, str] = {}
+    boundary: set[str] = set()
+    current = ""
+    expect_header = True
+    for raw in porcelain.split(b"\n"):
+        if raw.startswith(b"\t"):
+            expect_header = True
+            continue
+        if expect_header:
+            fields = raw.split(b" ")
+            if len(fields) < _HEADER_FIELDS or len(fields[0]) < 40:
+                continue
+            current = fields[0].decode("ascii", "replace")
+            lines[int(fields[2])] = current
+            expect_header = False
+            continue
+        key, _, value = raw.partition(b" ")
+        if key == b"summary":
+            summaries[current] = value.decode("utf-8", "replace")
+        elif key == b"boundary":
+            boundary.add(current)
+    if not lines:
+        return []
+    authors = {
+        sha: Author(sha, summaries.get(sha, ""), sha in boundary) for sha in set(lines.values())
+    }
+    return [authors[lines[n]] if n in lines else None for n in range(1, max(lines) + 1)]

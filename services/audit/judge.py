@@ -1,0 +1,398 @@
+"""The verdict on each lost line, by the dev change behind it (:mod:`.verdicts` says why).
+
+:class:`Evidence` is everything the verdicts read, asked of git once per
+audit (blame of the files with lost dev lines, the slice's messages, the
+sync merge's own result); :func:`judge` applies the rules of
+:mod:`~syncdesk.services.audit.verdicts` in their order, each rule a small
+function named for it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from syncdesk.services.audit.blame import Author, blame_file
+from syncdesk.services.audit.lines import raw_lines
+from syncdesk.services.audit.model import Classification, LostLine
+from syncdesk.services.audit.names import defines, definition_name, outline, words
+from syncdesk.services.audit.regions import base_span, superseding
+from syncdesk.services.audit.sources import Region, SliceChanges, Snapshot, read_blobs
+from syncdesk.services.audit.verdicts import (
+    Judgment,
+    Ports,
+    SliceCommit,
+    Verdict,
+    pull_requests,
+)
+from syncdesk.services.git.ahead import Ahead
+from syncdesk.services.git.runner import Git
+from syncdesk.services.sanitize import decode
+
+# A line the triage placed "amid main's change" (between two lines main removed) is
+# re-judged: that was a guess from its neighbours, not evidence about the line.
+AMID = ("with the lines on both sides of it", "the code on both sides of it")
+# Of a dev line's words, the share a base line must hold for the line to be dev's
+# edit of it (a rename, a new argument) rather than a line dev inserted beside it.
+_EDIT_SHARE = 0.5
+
+Commit = tuple[str, str]  # (sha, subject)
+_T = TypeVar("_T")
+
+
+@dataclass
+class Evidence:
+    """What the verdicts read, asked of git once per audit."""
+
+    snapshot: Snapshot
+    changes: SliceChanges  # the slice's line changes per file
+    dev_regions: dict[str, list[Region]]  # merge base -> dev, per file
+    main_regions: dict[str, list[Region]]  # merge base -> slice tip, per file
+    blames: dict[str, list[Author | None]] = field(default_factory=dict)
+    messages: dict[str, str] = field(default_factory=dict)  # dev commit -> its message
+    ports: Ports = field(default_factory=lambda: Ports([]))
+    in_base: frozenset[str] = frozenset()  # paths the merge base holds
+    deleted_by: dict[str, Commit] = field(default_factory=dict)  # path -> slice commit
+    merged: dict[str, Counter[bytes]] = field(default_factory=dict)  # the merge's own result
+    ours: dict[str, Commit] = field(default_factory=dict)  # path -> our first commit changing it
+    _result_counts: dict[str, Counter[bytes]] = field(default_factory=dict)
+
+    def author(self, path: str, line: int) -> Author | None:
+        """The commit that wrote dev's line ``line`` (1-based) of ``path``, if blame said."""
+        authors = self.blames.get(path, [])
+        return authors[line - 1] if 0 < line <= len(authors) else None
+
+    def dev_lines(self, path: str) -> list[bytes]:
+        return self.snapshot.lines(self.snapshot.changed[path].before)
+
+    def result_count(self, path: str, line: bytes) -> int:
+        if path not in self._result_counts:
+            self._result_counts[path] = Counter(
+                self.snapshot.lines(self.snapshot.changed[path].after)
+            )
+        return self._result_counts[path][line]
+
+
+class EvidenceReads:
+    """The git reads behind :class:`Evidence`, started early on the audit's threads."""
+
+    def __init__(
+        self, git: Git, ahead: Ahead, *, merge_base: str, dev: str, slice_tip: str,
+        judged: Sequence[str], paths: Sequence[str],
+    ) -> None:  # fmt: skip
+        self._blames = {path: ahead.ask(blame_file, git, merge_base, dev, path) for path in paths}
+        since = merge_base or dev
+        self._slice = ahead.ask(_slice_commits, git, since, slice_tip)
+        self._in_base = ahead.ask(_present, git, merge_base, paths) if merge_base else None
+        self._deleted = ahead.ask(_deletions, git, since, slice_tip, paths)
+        # judged: ours newest first, the sync merge last (``Ours.judged``).
+        merge, has_ours = (judged[-1], len(judged) > 1) if judged else ("", False)
+        self._merged = ahead.ask(_merged_lines, git, merge, paths) if has_ours else None
+        self._ours = ahead.ask(_ours_changing, git, merge, judged[0]) if has_ours else None
+        self._git = git
+
+    def evidence(
+        self, snapshot: Snapshot, changes: SliceChanges,
+        dev_regions: dict[str, list[Region]], main_regions: dict[str, list[Region]],
+    ) -> Evidence:  # fmt: skip
+        """The answers, once every read is done."""
+        blames = {path: future.result() for path, future in self._blames.items()}
+        wanted = {a.sha for authors in blames.values() for a in authors if a and not a.shared}
+        return Evidence(
+            snapshot, changes, dev_regions, main_regions, blames,
+            messages=_messages(self._git, sorted(wanted)),
+            ports=Ports(self._slice.result()),
+            in_base=_answer(self._in_base, frozenset()),
+            deleted_by=self._deleted.result(),
+            merged=_answer(self._merged, {}),
+            ours=_answer(self._ours, {}),
+        )  # fmt: skip
+
+
+def _answer(future: Future[_T] | None, default: _T) -> _T:
+    return default if future is None else future.result()
+
+
+def judge(evidence: Evidence, finding: LostLine) -> Judgment:
+    """The verdict on one lost line (rules in :mod:`~syncdesk.services.audit.verdicts`' order)."""
+
+    kind, detail = finding.classification, finding.detail or ""
+    if kind is Classification.BY_POLICY:
+        return Judgment(Verdict.POLICY, reason=f"{detail} file: the policy decides it")
+    kept = _kept_in_another_form(finding)
+    if kept is not None:
+        return kept
+    if kind is Classification.REMOVED_ON_MAIN and detail not in AMID:
+        return Judgment(
+            Verdict.REWRITTEN, None, finding.commit, finding.subject, "main removed that line"
+        )
+    judged = _by_its_change(evidence, finding)
+    referenced = kind is Classification.STILL_REFERENCED
+    innocent = (Verdict.SHARED, Verdict.DELETED, Verdict.REPLACED)
+    flagged = judged.verdict is Verdict.LOST or (referenced and judged.verdict not in innocent)
+    if flagged != judged.flagged:
+        return Judgment(
+            judged.verdict, judged.change, judged.commit, judged.subject, judged.reason, flagged
+        )
+    return judged
+
+
+def _kept_in_another_form(finding: LostLine) -> Judgment | None:
+    """Rule 2: the triage found the line's content in the result (reformatted, moved, renamed)."""
+
+    kind, detail = finding.classification, finding.detail or ""
+    if kind is Classification.REFORMATTED:
+        return Judgment(Verdict.KEPT, reason=f"reformatted: line {finding.evidence_line}")
+    if kind is Classification.MOVED:
+        where = f"{finding.other_path}:{finding.evidence_line}"
+        return Judgment(Verdict.KEPT, reason=f"moved to {where}")
+    if kind is Classification.SUPERSEDED and detail.startswith("renamed"):
+        reason = f"main {detail} (line {finding.evidence_line})"
+        return Judgment(Verdict.KEPT, None, finding.commit, finding.subject, reason)
+    return None
+
+
+def _by_its_change(evidence: Evidence, finding: LostLine) -> Judgment:
+    """Rules 1 and 3-7: what became of the dev commit that wrote the line."""
+    author = evidence.author(finding.path, finding.line)
+    change = author.sha if author is not None else None
+    if author is not None and author.shared:
+        reason = "history dev shares with main: main removed its own older code"
+        return Judgment(Verdict.SHARED, change, reason=reason)
+    for rule in _RULES:
+        found = rule(evidence, finding, author)
+        if found is not None:
+            return found
+    return Judgment(Verdict.LOST, change, reason=_lost_reason(finding), flagged=True)
+
+
+def _replaced_by_ours(
+    evidence: Evidence, finding: LostLine, author: Author | None
+) -> Judgment | None:
+    """Rule 3: the sync merge's result held the line; our commits on top took it out."""
+    merged = evidence.merged.get(finding.path)
+    if merged is None or merged[finding.raw] <= evidence.result_count(finding.path, finding.raw):
+        return None
+    sha, subject = evidence.ours.get(finding.path, (None, None))
+    reason = "the sync merge kept it; our commit on top changed it"
+    return Judgment(Verdict.REPLACED, _sha(author), sha, subject, reason)
+
+
+def _ported_by_main(
+    evidence: Evidence, finding: LostLine, author: Author | None
+) -> Judgment | None:
+    """Rule 4: a slice commit carries the same change (same subject, or a cited pull request)."""
+    if author is None:
+        return None
+    port = evidence.ports.port_of(author.summary, evidence.messages.get(author.sha, ""))
+    if port is None:
+        return None
+    reason = f"dev's change ({author.summary}) came in with main's port"
+    return Judgment(Verdict.PORTED, author.sha, port.sha, port.subject, reason)
+
+
+def _removed_with_main_deletion(
+    evidence: Evidence, finding: LostLine, author: Author | None
+) -> Judgment | None:
+    """Rule 5: main deleted the file, the definition holding the line, or the code around it."""
+    path = finding.path
+    deleted = evidence.deleted_by.get(path)
+    if deleted is not None and path in evidence.in_base:
+        return Judgment(Verdict.DELETED, _sha(author), *deleted, "main deleted the file")
+    holder = _deleted_definition(evidence, finding)
+    if holder is not None:
+        name, commit = holder
+        return Judgment(Verdict.DELETED, _sha(author), *commit, f"main deleted {name}")
+    span = base_span(evidence.dev_regions.get(path, ()), finding.line)
+    region = superseding(span, evidence.main_regions.get(path, ()), lambda _: False)
+    if region is None:
+        return None
+    sha, subject = _who_changed(evidence.changes, path, region)
+    reason = "main deleted the code around it"
+    return Judgment(Verdict.DELETED, _sha(author), sha, subject, reason)
+
+
+def _rewritten_by_main(
+    evidence: Evidence, finding: LostLine, author: Author | None
+) -> Judgment | None:
+    """Rule 6: dev edited base lines a slice commit changed too (main's version won)."""
+    region = _dev_region(evidence.dev_regions.get(finding.path, ()), finding.line)
+    if region is None or not region.removed or not _edits(finding.raw, region.removed):
+        return None  # a line dev inserted: main rewriting its neighbours is no excuse
+    span = base_span((region,), finding.line)
+    for main_region in evidence.main_regions.get(finding.path, ()):
+        first, last = main_region.old_start, main_region.old_start + main_region.old_count - 1
+        if main_region.old_count and 2 * first <= span[1] and span[0] <= 2 * last:
+            sha, subject = _who_changed(evidence.changes, finding.path, main_region)
+            reason = "dev edited lines main changed too"
+            return Judgment(Verdict.REWRITTEN, _sha(author), sha, subject, reason)
+    return None
+
+
+_Rule = Callable[[Evidence, LostLine, Author | None], Judgment | None]
+_RULES: tuple[_Rule, ...] = (
+    _replaced_by_ours,
+    _ported_by_main,
+    _removed_with_main_deletion,
+    _rewritten_by_main,
+)
+
+
+def _deleted_definition(evidence: Evidence, finding: LostLine) -> tuple[str, Commit] | None:
+    """The base definition holding the line that main deleted (and the result lacks), if any."""
+    path = finding.path
+    dev = evidence.dev_lines(path)
+    main = evidence.snapshot.lines(evidence.snapshot.main_side(path))
+    result = evidence.snapshot.lines(evidence.snapshot.changed[path].after)
+    holders = outline(dev)
+    at = finding.line - 1
+    while 0 <= at < len(dev) and holders[at] is not None:
+        name = holders[at]
+        assert name is not None
+        start = _definition_line(dev, holders, at, name)
+        if start is None:
+            return None
+        author = evidence.author(path, start + 1)
+        from_base = author is None or author.shared
+        if from_base and not defines(main, name, path) and not defines(result, name, path):
+            removed = evidence.changes.removals.get(path, {}).get(dev[start])
+            return decode(name), removed or ("", "")
+        at = start
+    return None
+
+
+def _definition_line(
+    dev: Sequence[bytes], holders: Sequence[bytes | None], at: int, name: bytes
+) -> int | None:
+    """The ``def``/``class`` line of ``name`` above line index ``at``."""
+    for index in range(at, -1, -1):
+        if definition_name(dev[index]) == name and holders[index] != name:
+            return index
+    return None
+
+
+def _dev_region(regions: Sequence[Region], line: int) -> Region | None:
+    """The region of dev's diff from the merge base that wrote dev's line ``line``."""
+    for region in regions:
+        if region.new_count and region.new_start <= line < region.new_start + region.new_count:
+            return region
+    return None
+
+
+def _edits(line: bytes, base_lines: Sequence[bytes]) -> bool:
+    """Whether ``line`` is dev's version of one of ``base_lines`` (half its words there)."""
+    mine = words(line)
+    if not mine:
+        return False
+    return any(len(mine & words(base)) >= _EDIT_SHARE * len(mine) for base in base_lines)
+
+
+def _who_changed(changes: SliceChanges, path: str, region: Region) -> Commit | tuple[None, None]:
+    """The last slice commit that added or removed one of ``region``'s lines."""
+    found = [
+        *(changes.additions.get(path, {}).get(line) for line in region.added),
+        *(changes.removals.get(path, {}).get(line) for line in region.removed),
+    ]
+    known = [commit for commit in found if commit is not None]
+    if not known:
+        return None, None
+    return max(known, key=lambda commit: changes.order.get(commit[0], -1))
+
+
+def _lost_reason(finding: LostLine) -> str:
+
+    if finding.classification is Classification.STILL_REFERENCED:
+        return f"defines {finding.detail}, which the result still uses"
+    if finding.classification is Classification.TAKEN_AS_MAIN:
+        hunk = (finding.detail or "a conflict hunk").split(" (", 1)[0]
+        return f"{hunk} was resolved as main's side, dropping it"
+    if finding.detail and finding.detail.startswith("dev's "):
+        return f"in {finding.detail}"
+    return "dev wrote it; main never had it; the result dropped it"
+
+
+def _sha(author: Author | None) -> str | None:
+    return author.sha if author is not None else None
+
+
+# -- the git reads ------------------------------------------------------------------------
+
+
+def _slice_commits(git: Git, since: str, slice_tip: str) -> list[SliceCommit]:
+    """The slice's commits, oldest first, with the pull requests their messages cite."""
+    done = git.run(["log", "--reverse", "--format=%H%x00%s%x00%B%x1e", f"{since}..{slice_tip}"])
+    commits: list[SliceCommit] = []
+    for record in done.stdout.split(b"\x1e"):
+        fields = record.strip(b"\n").split(b"\x00")
+        if len(fields) == 3:
+            sha, subject, message = (decode(part) for part in fields)
+            commits.append(SliceCommit(sha, subject, pull_requests(message)))
+    return commits
+
+
+def _messages(git: Git, shas: Sequence[str]) -> dict[str, str]:
+    """The full messages of dev commits (their pull request numbers may be in the body)."""
+    if not shas:
+        return {}
+    done = git.run(["log", "--no-walk=unsorted", "--format=%H%x00%B%x1e", *shas], check=False)
+    found: dict[str, str] = {}
+    for record in done.stdout.split(b"\x1e"):
+        sha, _, message = record.strip(b"\n").partition(b"\x00")
+        if sha:
+            found[decode(sha)] = decode(message)
+    return found
+
+
+def _present(git: Git, commit: str, paths: Sequence[str]) -> frozenset[str]:
+    """Which of ``paths`` ``commit`` holds."""
+    done = git.run(["ls-tree", "-r", "-z", "--name-only", commit, "--", *paths], check=False)
+    return frozenset(decode(name) for name in done.stdout.split(b"\x00") if name)
+
+
+def _deletions(git: Git, since: str, slice_tip: str, paths: Sequence[str]) -> dict[str, Commit]:
+    """The slice commit that deleted each of ``paths`` (the later one wins)."""
+    if not paths:
+        return {}
+    history = ["log", "--reverse", "--no-renames", "--diff-filter=D", "--name-only", "-z"]
+    done = git.run(
+        [*history, "--format=%x1e%H%x00%s", f"{since}..{slice_tip}", "--", *paths], check=False
+    )
+    return _changed_paths(done.stdout, latest=True)
+
+
+def _merged_lines(git: Git, merge: str, paths: Sequence[str]) -> dict[str, Counter[bytes]]:
+    """The lines of each of ``paths`` in the sync merge's own result."""
+    done = git.run(["ls-tree", "-r", "-z", merge, "--", *paths], check=False)
+    blobs: dict[str, str] = {}
+    for entry in done.stdout.split(b"\x00"):
+        info, _, name = entry.partition(b"\t")
+        fields = info.split(b" ")
+        if len(fields) == 3 and fields[1] == b"blob":
+            blobs[decode(name)] = fields[2].decode("ascii")
+    contents = read_blobs(git, sorted(set(blobs.values())))
+    return {path: Counter(raw_lines(contents.get(sha, b""))) for path, sha in blobs.items()}
+
+
+def _ours_changing(git: Git, merge: str, head: str) -> dict[str, Commit]:
+    """For each path our commits above the merge changed, the first of them that did."""
+    history = ["log", "--reverse", "--first-parent", "--no-merges", "--name-only", "-z"]
+    done = git.run([*history, "--format=%x1e%H%x00%s", f"{merge}..{head}"], check=False)
+    return _changed_paths(done.stdout, latest=False)
+
+
+def _changed_paths(log: bytes, *, latest: bool) -> dict[str, Commit]:
+    """path -> (sha, subject) from a ``--format=%x1e%H%x00%s --name-only -z`` log."""
+    found: dict[str, Commit] = {}
+    for record in log.split(b"\x1e"):
+        fields = record.split(b"\x00")
+        if len(fields) < 2:
+            continue
+        sha, subject = decode(fields[0].strip(b"\n")), decode(fields[1])
+        for name in fields[2:]:  # with -z the paths follow the format, each NUL-ended
+            path = decode(name.strip(b"\n"))
+            if path and (latest or path not in found):
+                found[path] = (sha, subject)
+    return found
