@@ -23,8 +23,8 @@ from syncdesk.services.audit.regions import base_span, superseding
 from syncdesk.services.audit.sources import Region, SliceChanges, Snapshot, read_blobs
 from syncdesk.services.audit.verdicts import (
     Judgment,
+    MainCommit,
     Ports,
-    SliceCommit,
     Verdict,
     pull_requests,
 )
@@ -58,7 +58,38 @@ class Evidence:
     deleted_by: dict[str, Commit] = field(default_factory=dict)  # path -> slice commit
     merged: dict[str, Counter[bytes]] = field(default_factory=dict)  # the merge's own result
     ours: dict[str, Commit] = field(default_factory=dict)  # path -> our first commit changing it
+    git: Git | None = None  # for the few versions asked of main's ports, file by file
+    slice_tip: str = ""
+    _main_defines: dict[bytes, bool] = field(default_factory=dict)
     _result_counts: dict[str, Counter[bytes]] = field(default_factory=dict)
+    _ported: dict[tuple[str, str], frozenset[bytes]] = field(default_factory=dict)
+
+    def main_defines(self, name: bytes) -> bool:
+        """Whether any file of main defines ``name`` (main moved it, not deleted it)."""
+        if name not in self._main_defines:
+            word = decode(name)
+            pattern = rf"^\s*(async\s+)?(def|class)\s+{word}\b"
+            done = (
+                self.git.run(
+                    ["grep", "-q", "-E", pattern, self.slice_tip, "--", "*.py"], check=False
+                )
+                if self.git is not None and self.slice_tip
+                else None
+            )
+            self._main_defines[name] = done is not None and done.status == 0
+        return self._main_defines[name]
+
+    def port_holds(self, commit: str, path: str, line: bytes) -> bool:
+        """Whether main's ``commit`` left ``line`` (ignoring its indentation) in ``path``."""
+        if (commit, path) not in self._ported:
+            done = (
+                self.git.run(["cat-file", "blob", f"{commit}:{path}"], check=False)
+                if self.git is not None
+                else None
+            )
+            held = raw_lines(done.stdout) if done is not None and done.status == 0 else []
+            self._ported[commit, path] = frozenset(held_line.strip() for held_line in held)
+        return line.strip() in self._ported[commit, path]
 
     def author(self, path: str, line: int) -> Author | None:
         """The commit that wrote dev's line ``line`` (1-based) of ``path``, if blame said."""
@@ -85,14 +116,14 @@ class EvidenceReads:
     ) -> None:  # fmt: skip
         self._blames = {path: ahead.ask(blame_file, git, merge_base, dev, path) for path in paths}
         since = merge_base or dev
-        self._slice = ahead.ask(_slice_commits, git, since, slice_tip)
+        self._main = ahead.ask(_main_commits, git, slice_tip, paths)
         self._in_base = ahead.ask(_present, git, merge_base, paths) if merge_base else None
         self._deleted = ahead.ask(_deletions, git, since, slice_tip, paths)
         # judged: ours newest first, the sync merge last (``Ours.judged``).
         merge, has_ours = (judged[-1], len(judged) > 1) if judged else ("", False)
         self._merged = ahead.ask(_merged_lines, git, merge, paths) if has_ours else None
         self._ours = ahead.ask(_ours_changing, git, merge, judged[0]) if has_ours else None
-        self._git = git
+        self._git, self._slice_tip = git, slice_tip
 
     def evidence(
         self, snapshot: Snapshot, changes: SliceChanges,
@@ -104,11 +135,13 @@ class EvidenceReads:
         return Evidence(
             snapshot, changes, dev_regions, main_regions, blames,
             messages=_messages(self._git, sorted(wanted)),
-            ports=Ports(self._slice.result()),
+            ports=Ports(self._main.result()),
             in_base=_answer(self._in_base, frozenset()),
             deleted_by=self._deleted.result(),
             merged=_answer(self._merged, {}),
             ours=_answer(self._ours, {}),
+            git=self._git,
+            slice_tip=self._slice_tip,
         )  # fmt: skip
 
 
@@ -121,7 +154,7 @@ def judge(evidence: Evidence, finding: LostLine) -> Judgment:
 
     kind, detail = finding.classification, finding.detail or ""
     if kind is Classification.BY_POLICY:
-        return Judgment(Verdict.POLICY, reason=f"{detail} file: the policy decides it")
+        return _by_policy(evidence, finding)
     kept = _kept_in_another_form(finding)
     if kept is not None:
         return kept
@@ -140,6 +173,20 @@ def judge(evidence: Evidence, finding: LostLine) -> Judgment:
     return judged
 
 
+def _by_policy(evidence: Evidence, finding: LostLine) -> Judgment:
+    """A policy file's line: innocent only with the evidence any line needs; else lost."""
+    removed = evidence.changes.removals.get(finding.path, {}).get(finding.raw)
+    if removed is not None:
+        return Judgment(Verdict.REWRITTEN, None, *removed, "main removed that line")
+    # Our commit taking the policy's side of the file is the policy itself, not a repair.
+    judged = _by_its_change(evidence, finding, _RULES[1:])
+    if judged.verdict is not Verdict.LOST:
+        return judged
+    policy = finding.detail or "policy"
+    reason = f"{policy} file: the policy took the other side's file, and dev's change with it"
+    return Judgment(Verdict.LOST, judged.change, reason=reason, flagged=True)
+
+
 def _kept_in_another_form(finding: LostLine) -> Judgment | None:
     """Rule 2: the triage found the line's content in the result (reformatted, moved, renamed)."""
 
@@ -155,14 +202,16 @@ def _kept_in_another_form(finding: LostLine) -> Judgment | None:
     return None
 
 
-def _by_its_change(evidence: Evidence, finding: LostLine) -> Judgment:
+def _by_its_change(
+    evidence: Evidence, finding: LostLine, rules: Sequence[_Rule] | None = None
+) -> Judgment:
     """Rules 1 and 3-7: what became of the dev commit that wrote the line."""
     author = evidence.author(finding.path, finding.line)
     change = author.sha if author is not None else None
     if author is not None and author.shared:
         reason = "history dev shares with main: main removed its own older code"
         return Judgment(Verdict.SHARED, change, reason=reason)
-    for rule in _RULES:
+    for rule in _RULES if rules is None else rules:
         found = rule(evidence, finding, author)
         if found is not None:
             return found
@@ -176,6 +225,9 @@ def _replaced_by_ours(
     merged = evidence.merged.get(finding.path)
     if merged is None or merged[finding.raw] <= evidence.result_count(finding.path, finding.raw):
         return None
+    changed = evidence.snapshot.changed[finding.path]
+    if changed.after is not None and changed.after == evidence.snapshot.main_side(finding.path):
+        return None  # our commit took main's whole file: taking main's side, not a repair
     sha, subject = evidence.ours.get(finding.path, (None, None))
     reason = "the sync merge kept it; our commit on top changed it"
     return Judgment(Verdict.REPLACED, _sha(author), sha, subject, reason)
@@ -184,11 +236,14 @@ def _replaced_by_ours(
 def _ported_by_main(
     evidence: Evidence, finding: LostLine, author: Author | None
 ) -> Judgment | None:
-    """Rule 4: a slice commit carries the same change (same subject, or a cited pull request)."""
+    """Rule 4: a commit of main carries the same change to the file (same subject, or a
+    cited pull request)."""
     if author is None:
         return None
-    port = evidence.ports.port_of(author.summary, evidence.messages.get(author.sha, ""))
-    if port is None:
+    message = evidence.messages.get(author.sha, "")
+    port = evidence.ports.port_of(author.summary, message, finding.path)
+    # A port may carry only part of dev's change: the line itself must be in it.
+    if port is None or not evidence.port_holds(port.sha, finding.path, finding.raw):
         return None
     reason = f"dev's change ({author.summary}) came in with main's port"
     return Judgment(Verdict.PORTED, author.sha, port.sha, port.subject, reason)
@@ -208,7 +263,7 @@ def _removed_with_main_deletion(
         return Judgment(Verdict.DELETED, _sha(author), *commit, f"main deleted {name}")
     span = base_span(evidence.dev_regions.get(path, ()), finding.line)
     region = superseding(span, evidence.main_regions.get(path, ()), lambda _: False)
-    if region is None:
+    if region is None or _moved_within(evidence.changes, path, region):
         return None
     sha, subject = _who_changed(evidence.changes, path, region)
     reason = "main deleted the code around it"
@@ -257,7 +312,8 @@ def _deleted_definition(evidence: Evidence, finding: LostLine) -> tuple[str, Com
             return None
         author = evidence.author(path, start + 1)
         from_base = author is None or author.shared
-        if from_base and not defines(main, name, path) and not defines(result, name, path):
+        gone = not defines(main, name, path) and not defines(result, name, path)
+        if from_base and gone and not evidence.main_defines(name):
             removed = evidence.changes.removals.get(path, {}).get(dev[start])
             return decode(name), removed or ("", "")
         at = start
@@ -272,6 +328,18 @@ def _definition_line(
         if definition_name(dev[index]) == name and holders[index] != name:
             return index
     return None
+
+
+def _moved_within(changes: SliceChanges, path: str, region: Region) -> bool:
+    """Whether main wrote most of the code ``region`` deletes again elsewhere (in this file or
+    another audited one): a block main moved, not one it deleted (dev's line should have
+    moved with it)."""
+    code = [line.strip() for line in region.removed if line.strip()]
+    if not code:
+        return False
+    # Anywhere main wrote code in the audited files: a block may move to another file.
+    added = {line.strip() for by_line in changes.additions.values() for line in by_line}
+    return sum(line in added for line in code) * 2 >= len(code)
 
 
 def _dev_region(regions: Sequence[Region], line: int) -> Region | None:
@@ -321,15 +389,25 @@ def _sha(author: Author | None) -> str | None:
 # -- the git reads ------------------------------------------------------------------------
 
 
-def _slice_commits(git: Git, since: str, slice_tip: str) -> list[SliceCommit]:
-    """The slice's commits, oldest first, with the pull requests their messages cite."""
-    done = git.run(["log", "--reverse", "--format=%H%x00%s%x00%B%x1e", f"{since}..{slice_tip}"])
-    commits: list[SliceCommit] = []
+# How many commits of main's history (touching the audited files) are searched for ports.
+MAIN_HISTORY = 3000
+
+
+def _main_commits(git: Git, slice_tip: str, paths: Sequence[str]) -> list[MainCommit]:
+    """main's latest commits that changed ``paths``, with the pull requests their messages
+    cite and which of ``paths`` each changed (one pathspec-limited ``log``, ~0.15 s)."""
+    history = ["log", "--first-parent", f"-n{MAIN_HISTORY}", "--name-only", "-z"]
+    done = git.run(
+        [*history, "--format=%x1e%H%x1f%s%x1f%B%x1f", slice_tip, "--", *paths], check=False
+    )
+    commits: list[MainCommit] = []
     for record in done.stdout.split(b"\x1e"):
-        fields = record.strip(b"\n").split(b"\x00")
-        if len(fields) == 3:
-            sha, subject, message = (decode(part) for part in fields)
-            commits.append(SliceCommit(sha, subject, pull_requests(message)))
+        fields = record.split(b"\x1f")
+        if len(fields) != 4:
+            continue
+        sha, subject, message = (decode(part) for part in fields[:3])
+        changed = frozenset(decode(name.strip(b"\n")) for name in fields[3].split(b"\x00"))
+        commits.append(MainCommit(sha, subject, pull_requests(message), changed - {""}))
     return commits
 
 

@@ -580,7 +580,7 @@ def _audited(
             # of it. git reads the slice's patches of every file a lost line may be
             # in (a superset: which have lost lines is known only once the blobs
             # are read and compared) while the blobs are read and the lines placed.
-            paths = [t.path for t in touched if _may_lose_lines(t.path, policy)]
+            paths = [t.path for t in touched if not listed(t.path, policy.data_files)]
             patches.append(ahead.ask(slice_changes, git, dev_base, slice_tip, sorted(paths)))
 
         snapshot = read_snapshot(git, dev, slice_tip, head, touched_known=ask_for_patches)
@@ -641,7 +641,7 @@ def _audited(
         # yet be found in: a few more files than the passes below leave (47 for 42 on
         # 13_08), read while those passes run. The answer per file does not depend on
         # the others (--no-renames).
-        paths = sorted({item.path for item in unexplained})
+        paths = sorted({item.path for item in (*unexplained, *(item for item, _ in by_policy))})
         merge_base = base.result()
         earlier = ahead.ask(earlier_removals, git, merge_base, paths) if merge_base else None
         regions = (

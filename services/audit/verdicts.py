@@ -16,18 +16,23 @@ evidence of one of these, tried in this order (:func:`judge`):
    line triage's content checks).
 3. ``replaced-by-ours``: the sync merge's result still held the line, and our
    commits on top removed it (the evidence names our commit).
-4. ``ported-by-main``: a slice commit carries the same change: the same
-   subject, or either message cites the other's pull request.
+4. ``ported-by-main``: a commit of main carries the same change to the same
+   file: the same subject, or either message cites the other's pull request
+   (main's history is searched, not only the slice: a port older than the
+   merge base reached dev through an earlier sync).
 5. ``removed-with-main-deletion``: main deleted the file, or the function or
    class holding the line (from the merge base, by name, in main and the
-   result alike), or the code on both sides of a line dev inserted.
+   result alike), or the code on both sides of a line dev inserted (not
+   when main wrote most of that code again elsewhere in the file: a move).
 6. ``rewritten-by-main``: dev edited base lines that a slice commit also
    changed (the dev line is a version of one of the base lines its own edit
    replaced), or a slice commit removed that very line.
 7. ``lost``: everything else, flagged for the maintainer.
 
-``by-policy`` files (keep-dev, override-from-main) are the policy's; only a
-definition there that the result still uses is flagged.
+Lines of ``by-policy`` files (keep-dev, override-from-main) are judged the
+same way: taking main's whole file is how an override loses dev's work (the
+guide's own list of accidents has one), so only the evidence above excuses
+a line there; such a line is ``lost`` with the policy named.
 """
 
 from __future__ import annotations
@@ -84,34 +89,37 @@ def subject_key(subject: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class SliceCommit:
-    """A commit of the slice, as the ported-by-main test reads it."""
+class MainCommit:
+    """A commit of main's history, as the ported-by-main test reads it."""
 
     sha: str
     subject: str
     pulls: frozenset[int]  # the pull requests its message cites
+    paths: frozenset[str]  # the files it changed, of those the audit asked about
 
 
 class Ports:
-    """Which slice commit carries a dev commit's change: same subject, or a cited pull request."""
+    """Which commit of main carries a dev commit's change to a file: the same subject, or
+    a pull request either message cites, and the file among those it changed.
 
-    def __init__(self, commits: list[SliceCommit]) -> None:
-        self._by_subject: dict[str, SliceCommit] = {}
-        self._by_pull: dict[int, SliceCommit] = {}
-        for commit in commits:  # oldest first: the first port is the one named
+    main's port may be older than the merge base (it reached dev through an earlier
+    sync, and main rewrote it since), so main's history is searched, not only the slice.
+    """
+
+    def __init__(self, commits: list[MainCommit]) -> None:
+        self._by_subject: dict[str, list[MainCommit]] = {}
+        self._by_pull: dict[int, list[MainCommit]] = {}
+        for commit in commits:
             key = subject_key(commit.subject)
             if key:
-                self._by_subject.setdefault(key, commit)
+                self._by_subject.setdefault(key, []).append(commit)
             for number in commit.pulls:
-                self._by_pull.setdefault(number, commit)
+                self._by_pull.setdefault(number, []).append(commit)
 
-    def port_of(self, subject: str, message: str) -> SliceCommit | None:
-        """The slice commit carrying the dev commit with ``subject`` and ``message``."""
+    def port_of(self, subject: str, message: str, path: str) -> MainCommit | None:
+        """The commit of main carrying, in ``path``, the dev commit with ``subject``/``message``."""
         key = subject_key(subject)
-        if key and key in self._by_subject:
-            return self._by_subject[key]
+        candidates = list(self._by_subject.get(key, ())) if key else []
         for number in sorted(pull_requests(message)):
-            port = self._by_pull.get(number)
-            if port is not None:
-                return port
-        return None
+            candidates += self._by_pull.get(number, ())
+        return next((commit for commit in candidates if path in commit.paths), None)
