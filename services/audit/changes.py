@@ -3,13 +3,11 @@
 A maintainer thinks "dev PR #4318's class is gone, its config flag and test
 are still here", not "line 1112 is missing". The verdicts already carry the
 dev commit that wrote each line (blame over dev's own history); this groups
-them, and counts what each change still has in the result from the same
-blame: its lines in the dev file that are not lost are kept.
+them by that commit and file.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 
 from syncdesk.services.audit.judge import Evidence
@@ -26,12 +24,10 @@ def dev_changes(evidence: Evidence, findings: Iterable[LostLine]) -> tuple[DevCh
         if judged is None or judged.change is None or judged.verdict is Verdict.SHARED:
             continue
         lost.setdefault(judged.change, {}).setdefault(finding.path, []).append(finding)
-    written = _lines_written(evidence, {path for by_path in lost.values() for path in by_path})
     changes = []
     for sha, by_path in lost.items():
         files = tuple(
-            ChangeInFile(path, max(written[path][sha] - len(lines), 0),
-                         tuple(sorted(lines, key=lambda line: line.line)))
+            ChangeInFile(path, tuple(sorted(lines, key=lambda line: line.line)))
             for path, lines in sorted(by_path.items())
         )  # fmt: skip
         author = evidence.author(files[0].path, files[0].lost[0].line)
@@ -40,11 +36,3 @@ def dev_changes(evidence: Evidence, findings: Iterable[LostLine]) -> tuple[DevCh
         changes.append(DevChange(sha, subject, pulls, files))
     changes.sort(key=lambda change: (-len(change.flagged), -change.lost_count, change.sha))
     return tuple(changes)
-
-
-def _lines_written(evidence: Evidence, paths: set[str]) -> dict[str, Counter[str]]:
-    """For each path, how many of the dev file's lines each dev commit wrote."""
-    return {
-        path: Counter(author.sha for author in evidence.blames.get(path, []) if author)
-        for path in paths
-    }

@@ -679,7 +679,7 @@ def _audited(
         )
         _explain_the_rest(triage, unexplained, earlier, dev_regions, main_regions)
         evidence = (
-            reads.evidence(snapshot, triage.changes, dev_regions, main_regions)
+            reads.evidence(snapshot, triage.changes, dev_regions, main_regions, triage.findings)
             if reads is not None
             else Evidence(snapshot, triage.changes, dev_regions, main_regions)
         )

@@ -147,7 +147,6 @@ class ChangeInFile:
     """What one dev change kept and lost in one file."""
 
     path: str
-    kept: int  # lines of the change the result still holds there
     lost: tuple[LostLine, ...]  # its lost lines there, in line order
 
     @property
@@ -178,11 +177,6 @@ class DevChange:
     def lost_count(self) -> int:
         """How many of its lines the result lost, in every file."""
         return sum(len(part.lost) for part in self.files)
-
-    @property
-    def kept_count(self) -> int:
-        """How many of its lines the result still holds, in the files it lost lines of."""
-        return sum(part.kept for part in self.files)
 
     def verdicts(self) -> dict[Verdict, int]:
         """How many of its lost lines got each verdict."""

@@ -53,10 +53,10 @@ def block_line(block: list[LostLine]) -> str:
 
 
 def change_line(change: DevChange) -> str:
-    """One dev change: its commit, subject, and what the result lost and kept of it."""
+    """One dev change: its commit, subject, and what the result lost of it."""
     files = len(change.files)
     lost = f"lost {change.lost_count} line(s) in {files} file(s), {len(change.flagged)} flagged"
-    return f"{change.sha[:8]} {one_line(change.subject)}: {lost}; kept {change.kept_count}"
+    return f"{change.sha[:8]} {one_line(change.subject)}: {lost}"
 
 
 def flagged_by_change(audit: Audit) -> list[tuple[DevChange | None, list[list[LostLine]]]]:
@@ -163,13 +163,11 @@ def change_json(change: DevChange) -> dict[str, Any]:
         "subject": one_line(change.subject),
         "pulls": list(change.pulls),
         "lost_lines": change.lost_count,
-        "kept_lines": change.kept_count,
         "flagged_lines": len(change.flagged),
         "verdicts": {str(kind): count for kind, count in change.verdicts().items()},
         "files": [
             {
                 "path": one_line(part.path),
-                "kept": part.kept,
                 "lost": [line.line for line in part.lost],
                 "flagged": [line.line for line in part.flagged],
             }

@@ -1,0 +1,221 @@
+"""The verdict on each lost line, by the dev change behind it, on small repositories of our own.
+
+One test per verdict of ``services/audit/verdicts.py``, each in the shape the
+hand labels of real syncs found (docs/audit.md): dev's follow-up lost in a
+hunk taken as main, main's port of dev's change (whole, and partial), our
+repair replacing dev's line, main deleting the definition or file that held
+it, both sides editing the same base line, and an override file taken whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from syncdesk.services.audit.lost_lines import audit_sync
+from syncdesk.services.audit.model import Audit, AuditScope, LostLine
+from syncdesk.services.audit.policy import AuditPolicy
+from syncdesk.services.audit.verdicts import Verdict, pull_requests, subject_key
+from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.git.runner import Git
+from tests.gitrepo import GitRepo
+
+Files = Mapping[str, str | None]
+Commits = Sequence[tuple[str, Files]]  # (message, files) oldest first
+
+
+@dataclass
+class Sync:
+    repo: GitRepo
+    dev_base: str
+    slice_tip: str
+    merge: str
+    head: str
+
+    def audit(self, policy: AuditPolicy | None = None) -> Audit:
+        """The audit as the report runs it: the merge's conflicts read, ours judged."""
+        git = Git(self.repo.path)
+        conflicts = read_conflicts(git, self.dev_base, self.slice_tip, self.head)
+        ours = () if self.head == self.merge else (self.head,)
+        scope = AuditScope(self.dev_base, (*ours, self.merge))
+        return audit_sync(
+            git, self.dev_base, self.slice_tip, self.head,
+            scope=scope, policy=policy, conflicts=conflicts,
+        )  # fmt: skip
+
+
+def build(
+    path: Path, base: Files, dev: Commits, main: Commits, result: Files, repair: Files | None = None
+) -> Sync:
+    """base on main; dev's and main's commits on it; the merge resolves to ``result``;
+    ``repair``: our commit on top of the merge."""
+    repo = GitRepo(path)
+    root = repo.commit("base", dict(base))
+    repo.checkout("dev", root)
+    dev_base = root
+    for message, files in dev:
+        dev_base = repo.commit(message, dict(files))
+    repo.checkout("main")
+    slice_tip = root
+    for message, files in main:
+        slice_tip = repo.commit(message, dict(files))
+    repo.checkout("sync", dev_base)
+    merge = repo.merge("main", "Merge main into dev", resolve=dict(result))
+    head = repo.commit("fix: post-merge repair", dict(repair)) if repair else merge
+    return Sync(repo, dev_base, slice_tip, merge, head)
+
+
+def lost(audit: Audit, text: str) -> LostLine:
+    (found,) = [f for f in audit.findings if f.raw.strip() == text.encode()]
+    return found
+
+
+_RUN_BASE = "def run(x):\n    y = x + 1\n    return y\n"
+_RUN_MAIN = "def run(x):\n    y = x + 2\n    return y\n"
+_RUN_DEV = "def run(x):\n    y = x + 1\n    audit_log.record(x, y)\n    return y\n"
+
+
+def test_devs_follow_up_dropped_in_a_hunk_taken_as_main_is_lost_and_named(tmp_path: Path) -> None:
+    # The guide's accident: main changed the line next to dev's follow-up, the
+    # resolution took main's side, and dev's call went with it.
+    sync = build(
+        tmp_path / "r", {"m.py": _RUN_BASE},
+        [("[dev] Record every run (#301)", {"m.py": _RUN_DEV})],
+        [("Faster run (#302)", {"m.py": _RUN_MAIN})],
+        {"m.py": _RUN_MAIN},
+    )  # fmt: skip
+    audit = sync.audit()
+    line = lost(audit, "audit_log.record(x, y)")
+    assert line.judgment is not None and line.judgment.verdict is Verdict.LOST
+    assert line.is_accident and line in audit.accidents
+    assert line.judgment.change == sync.dev_base
+    assert "resolved as main's side" in (line.verdict_evidence or "")
+    (change,) = audit.changes
+    assert change.sha == sync.dev_base and change.pulls == (301,)
+    assert change.subject == "[dev] Record every run (#301)"
+    assert [f.line for f in change.flagged] == [3] and change.lost_count == 1
+
+
+def test_a_port_of_devs_change_excuses_only_the_lines_it_carried(tmp_path: Path) -> None:
+    base = {"m.py": "def run(x):\n    return x\n"}
+    dev_file = "def run(x):\n    check(x)\n    trace(x)\n    return x\n"
+    # main ported dev's change under its own pull request, without the trace, then
+    # rewrote the check; the result is main's.
+    port = "def run(x):\n    check(x)\n    return x\n"
+    rewrite = "def run(x):\n    check(x, strict=True)\n    return x\n"
+    sync = build(
+        tmp_path / "r", base,
+        [("[dev] Check the input of run (#410)", {"m.py": dev_file})],
+        [("Check the input of run (#411)", {"m.py": port}), ("Stricter checks", {"m.py": rewrite})],
+        {"m.py": rewrite},
+    )  # fmt: skip
+    audit = sync.audit()
+    assert not lost(audit, "check(x)").is_accident  # main carried it, then rewrote it
+    # The port's subject is dev's, but it did not carry dev's trace: that part is lost.
+    dropped = lost(audit, "trace(x)")
+    assert dropped.judgment is not None and dropped.judgment.verdict is Verdict.LOST
+    assert dropped.is_accident
+
+
+def test_a_line_our_repair_replaced_is_ours_and_names_the_repair(tmp_path: Path) -> None:
+    base = {"m.py": "def run(x):\n    return x\n", "n.py": "N = 1\n"}
+    dev_file = "def run(x):\n    legacy_hook(x)\n    return x\n"
+    sync = build(
+        tmp_path / "r", base,
+        [("[dev] Hook run", {"m.py": dev_file})],
+        [("Main's own change", {"n.py": "N = 2\n"})],
+        {"m.py": dev_file, "n.py": "N = 2\n"},
+        repair={"m.py": "def run(x):\n    modern_hook(x)\n    return x\n"},
+    )  # fmt: skip
+    line = lost(sync.audit(), "legacy_hook(x)")
+    assert line.judgment is not None and line.judgment.verdict is Verdict.REPLACED
+    assert line.judgment.commit == sync.head and not line.is_accident
+    assert "fix: post-merge repair" in (line.verdict_evidence or "")
+
+
+def test_a_dev_edit_inside_a_function_main_deleted_went_with_it(tmp_path: Path) -> None:
+    base = {"m.py": "def keep():\n    return 1\n\n\ndef old(x):\n    return x\n"}
+    dev_file = "def keep():\n    return 1\n\n\ndef old(x):\n    validate(x)\n    return x\n"
+    main_file = "def keep():\n    return 1\n"
+    sync = build(
+        tmp_path / "r", base,
+        [("[dev] Validate old", {"m.py": dev_file})],
+        [("Remove old()", {"m.py": main_file})],
+        {"m.py": main_file},
+    )  # fmt: skip
+    line = lost(sync.audit(), "validate(x)")
+    assert line.judgment is not None and line.judgment.verdict is Verdict.DELETED
+    assert line.judgment.commit == sync.slice_tip and not line.is_accident
+    assert "main deleted old" in (line.verdict_evidence or "")
+
+
+def test_a_function_main_moved_to_another_file_is_not_a_deletion(tmp_path: Path) -> None:
+    base = {"m.py": "def keep():\n    return 1\n\n\ndef old(x):\n    return x\n"}
+    dev_file = "def keep():\n    return 1\n\n\ndef old(x):\n    validate(x)\n    return x\n"
+    main_files = {"m.py": "def keep():\n    return 1\n", "moved.py": "def old(x):\n    return x\n"}
+    sync = build(
+        tmp_path / "r", base,
+        [("[dev] Validate old", {"m.py": dev_file})],
+        [("Move old() to its own module", main_files)],
+        main_files,
+    )  # fmt: skip
+    line = lost(sync.audit(), "validate(x)")
+    assert line.judgment is not None and line.judgment.verdict is not Verdict.DELETED
+    assert line.is_accident  # dev's edit should have moved with the function
+
+
+def test_dev_edits_in_a_file_main_deleted_went_with_the_file(tmp_path: Path) -> None:
+    base = {"old.py": "def gone():\n    return 1\n", "m.py": "X = 1\n"}
+    dev = {"old.py": "def gone():\n    log_call()\n    return 1\n"}
+    sync = build(
+        tmp_path / "r", base,
+        [("[dev] Log gone", dev)],
+        [("Delete old.py", {"old.py": None, "m.py": "X = 2\n"})],
+        {"old.py": None, "m.py": "X = 2\n"},
+    )  # fmt: skip
+    line = lost(sync.audit(), "log_call()")
+    assert line.judgment is not None and line.judgment.verdict is Verdict.DELETED
+    assert "main deleted the file" in (line.verdict_evidence or "")
+    assert not line.is_accident
+
+
+def test_a_base_line_both_sides_edited_is_rewritten_by_main_but_an_insertion_is_not(
+    tmp_path: Path,
+) -> None:
+    dev_file = "def run(x):\n    y = x + 10\n    audit_log.record(x, y)\n    return y\n"
+    sync = build(
+        tmp_path / "r", {"m.py": _RUN_BASE},
+        [("[dev] Scale run", {"m.py": dev_file})],
+        [("Faster run", {"m.py": _RUN_MAIN})],
+        {"m.py": _RUN_MAIN},
+    )  # fmt: skip
+    audit = sync.audit()
+    edited = lost(audit, "y = x + 10")
+    assert edited.judgment is not None and edited.judgment.verdict is Verdict.REWRITTEN
+    assert edited.judgment.commit == sync.slice_tip and not edited.is_accident
+    inserted = lost(audit, "audit_log.record(x, y)")
+    assert inserted.judgment is not None and inserted.judgment.verdict is Verdict.LOST
+
+
+def test_an_override_file_taken_whole_loses_devs_change_with_it(tmp_path: Path) -> None:
+    base = {"train.py": "def step():\n    return 0\n"}
+    dev_file = "def step():\n    offload_states()\n    return 0\n"
+    main_file = "def step():\n    return 1\n"
+    sync = build(
+        tmp_path / "r", base,
+        [("[dev] Offload optimizer states (#77)", {"train.py": dev_file})],
+        [("Step returns one", {"train.py": main_file})],
+        {"train.py": main_file},
+    )  # fmt: skip
+    line = lost(sync.audit(AuditPolicy(override_from_main=("train.py",))), "offload_states()")
+    assert line.judgment is not None and line.judgment.verdict is Verdict.LOST
+    assert line.is_accident and "override" in (line.verdict_evidence or "")
+
+
+def test_subjects_compare_without_tags_and_pull_requests() -> None:
+    assert subject_key("[dev] Add the widget cache (#41)") == subject_key(
+        "Add the widget cache (#57)"
+    )
+    assert subject_key("[Dev][fix] fix") == ""  # too short to say anything
+    assert pull_requests("cherry-pick of #4318, see https://x/pull/4882") == {4318, 4882}
