@@ -134,12 +134,12 @@ _RUN_BASE = "def run(x):\n    y = x + 1\n    return y\n"
 _RUN_MAIN = "def run(x):\n    y = x + 2\n    return y\n"
 
 
-def test_dev_lines_a_hunk_taken_as_main_dropped_are_the_resolutions_decision(
+def test_dev_lines_a_hunk_taken_as_main_dropped_are_named_as_such_and_flagged(
     tmp_path: Path,
 ) -> None:
     # The conflict hunk holds dev's line next to main's change; the head took
-    # main's side. On real syncs such lines were main's re-implementation of the
-    # code (24 labelled blocks, all innocent): shown as the decision, main named.
+    # main's side. The line class names that decision and main's commit; the
+    # verdict on dev's change is that it was lost (the guide's accident).
     base = {"m.py": _RUN_BASE}
     dev = {"m.py": "def run(x):\n    y = x + 1\n    audit_log.record(x, y)\n    return y\n"}
     main = {"m.py": _RUN_MAIN}
@@ -150,6 +150,7 @@ def test_dev_lines_a_hunk_taken_as_main_dropped_are_the_resolutions_decision(
     assert lost.evidence.startswith(
         "the resolution took main's side of conflict hunk 1, where main changed code next to it"
     )
+    assert lost.is_accident
     # Read without the hunks (the workspace renumbers into other files), it is an accident.
     assert finding(sync.audit(), "audit_log.record(x, y)").is_accident
 
