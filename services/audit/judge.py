@@ -64,8 +64,31 @@ class Evidence:
     slice_tip: str = ""
     _main_defines: dict[bytes, bool] = field(default_factory=dict)
     _holders: dict[str, list[bytes | None]] = field(default_factory=dict)
+    _main_added: frozenset[bytes] | None = None
+    _gone: dict[tuple[str, bytes], bool] = field(default_factory=dict)
+    # Verdicts found before blame by the rules that read no author: (path, line) -> verdict.
+    explained: dict[tuple[str, int], Judgment] = field(default_factory=dict)
     _result_counts: dict[str, Counter[bytes]] = field(default_factory=dict)
     _ported: dict[tuple[str, str], frozenset[bytes]] = field(default_factory=dict)
+
+    def gone(self, path: str, name: bytes) -> bool:
+        """Whether neither main's nor the result's ``path`` defines ``name`` (asked once)."""
+        if (path, name) not in self._gone:
+            main = self.snapshot.lines(self.snapshot.main_side(path))
+            result = self.snapshot.lines(self.snapshot.changed[path].after)
+            self._gone[path, name] = not defines(main, name, path) and not defines(
+                result, name, path
+            )
+        return self._gone[path, name]
+
+    def main_added(self) -> frozenset[bytes]:
+        """Every line a slice commit wrote in the audited files, stripped (built once): a
+        block main deleted here may be one it moved, to this file or another."""
+        if self._main_added is None:
+            self._main_added = frozenset(
+                line.strip() for by_line in self.changes.additions.values() for line in by_line
+            )
+        return self._main_added
 
     def holders(self, path: str) -> list[bytes | None]:
         """For each dev line of ``path``, the function or class holding it (read once)."""
@@ -74,15 +97,19 @@ class Evidence:
         return self._holders[path]
 
     def main_defines(self, name: bytes) -> bool:
-        """Whether any file of main defines ``name`` (main moved it, not deleted it)."""
+        """Whether a Python file main changed defines ``name`` (main moved it, not deleted
+        it): a move lands in a file main changed, so only those are searched."""
         if name not in self._main_defines:
-            word = decode(name)
-            pattern = rf"^\s*(async\s+)?(def|class)\s+{word}\b"
+            changed = sorted(
+                path for path, change in self.snapshot.on_main.items()
+                if change.after is not None and path.endswith(".py")
+            )  # fmt: skip
+            pattern = rf"^\s*(async\s+)?(def|class)\s+{decode(name)}\b"
             done = (
                 self.git.run(
-                    ["grep", "-q", "-E", pattern, self.slice_tip, "--", "*.py"], check=False
+                    ["grep", "-q", "-E", pattern, self.slice_tip, "--", *changed], check=False
                 )
-                if self.git is not None and self.slice_tip
+                if self.git is not None and self.slice_tip and changed
                 else None
             )
             self._main_defines[name] = done is not None and done.status == 0
@@ -125,7 +152,6 @@ class EvidenceReads:
     ) -> None:  # fmt: skip
         self._ahead, self._range = ahead, (merge_base, dev)
         since = merge_base or dev
-        self._main = ahead.ask(_main_commits, git, slice_tip, paths)
         self._in_base = ahead.ask(_present, git, merge_base, paths) if merge_base else None
         self._deleted = ahead.ask(_deletions, git, since, slice_tip, paths)
         # judged: ours newest first, the sync merge last (``Ours.judged``).
@@ -139,11 +165,16 @@ class EvidenceReads:
         dev_regions: dict[str, list[Region]], main_regions: dict[str, list[Region]],
         findings: Sequence[LostLine],
     ) -> Evidence:  # fmt: skip
-        """The answers, once every read is done: blame is asked only for the lines the
-        verdicts need (with the ``def`` lines holding them), one ``-L`` call per file, on
-        the audit's threads (a whole-file blame of every audited file cost 24 s of git
-        on a real sync; the lines' ranges cost a fraction of it)."""
+        """The answers, once every read is done: blame is asked only for the lines whose
+        verdict needs their author, one ``-L`` call per file, on the audit's threads (a
+        whole-file blame of every audited file cost 24 s of git on a real sync)."""
         evidence = Evidence(snapshot, changes, dev_regions, main_regions)
+        evidence.git, evidence.slice_tip = self._git, self._slice_tip
+        # Before the rules run to find what to blame: they read these.
+        evidence.in_base = _answer(self._in_base, frozenset())
+        evidence.deleted_by = self._deleted.result()
+        evidence.merged = _answer(self._merged, {})
+        evidence.ours = _answer(self._ours, {})
         merge_base, dev = self._range
         wanted = _lines_to_blame(evidence, findings)
         asked = {
@@ -152,37 +183,46 @@ class EvidenceReads:
         }
         blames = {path: future.result() for path, future in asked.items()}
         shas = {a.sha for authors in blames.values() for a in authors if a and not a.shared}
+        # main's history is searched for ports only where a dev change's lines are left.
+        ported = sorted(
+            path for path, authors in blames.items() if any(a and not a.shared for a in authors)
+        )
+        history = (
+            self._ahead.ask(_main_commits, self._git, self._slice_tip, ported) if ported else None
+        )
         evidence.blames = blames
         evidence.messages = _messages(self._git, sorted(shas))
-        evidence.ports = Ports(self._main.result())
-        evidence.in_base = _answer(self._in_base, frozenset())
-        evidence.deleted_by = self._deleted.result()
-        evidence.merged = _answer(self._merged, {})
-        evidence.ours = _answer(self._ours, {})
-        evidence.git, evidence.slice_tip = self._git, self._slice_tip
+        evidence.ports = Ports(_answer(history, []))
         return evidence
 
 
 def _lines_to_blame(evidence: Evidence, findings: Sequence[LostLine]) -> dict[str, list[int]]:
-    """The dev lines whose author a verdict asks: the lines the content rules leave, and
-    the ``def``/``class`` lines of the definitions holding them."""
+    """The dev lines whose author a verdict needs: those the content rules leave and the
+    rules that read no author do not explain either (blame is the costliest read)."""
     wanted: dict[str, set[int]] = {}
     for finding in findings:
-        if not _needs_its_change(finding):
-            continue
-        lines = wanted.setdefault(finding.path, set())
-        lines.add(finding.line)
-        holders, dev = evidence.holders(finding.path), evidence.dev_lines(finding.path)
-        at = finding.line - 1
-        while 0 <= at < len(holders) and holders[at] is not None:
-            name = holders[at]
-            assert name is not None
-            start = _definition_line(dev, holders, at, name)
-            if start is None:
-                break
-            lines.add(start + 1)
-            at = start
+        if _needs_its_change(finding) and not _explained_without_blame(evidence, finding):
+            wanted.setdefault(finding.path, set()).add(finding.line)
     return {path: sorted(lines) for path, lines in wanted.items()}
+
+
+def _explained_without_blame(evidence: Evidence, finding: LostLine) -> bool:
+    """Whether a rule that needs no author already gives ``finding`` an innocent verdict
+    (it would give the same one once blamed: only ported-by-main and the shared-history
+    test read the author)."""
+    if finding.classification is Classification.BY_POLICY:
+        if finding.raw in evidence.changes.removals.get(finding.path, {}):
+            return True
+        rules: Sequence[_Rule] = _AUTHORLESS[1:]  # our commit taking its side is no repair
+    else:
+        rules = _AUTHORLESS
+    for rule in rules:
+        found = rule(evidence, finding, None)
+        if found is not None:
+            # Kept for the verdict itself: an unblamed line's rules would answer the same.
+            evidence.explained[finding.path, finding.line] = found
+            return True
+    return False
 
 
 def _needs_its_change(finding: LostLine) -> bool:
@@ -258,6 +298,8 @@ def _by_its_change(
     """Rules 1 and 3-7: what became of the dev commit that wrote the line."""
     author = evidence.author(finding.path, finding.line)
     change = author.sha if author is not None else None
+    if author is None and (finding.path, finding.line) in evidence.explained:
+        return evidence.explained[finding.path, finding.line]
     if author is not None and author.shared:
         reason = "history dev shares with main: main removed its own older code"
         return Judgment(Verdict.SHARED, change, reason=reason)
@@ -313,7 +355,7 @@ def _removed_with_main_deletion(
         return Judgment(Verdict.DELETED, _sha(author), *commit, f"main deleted {name}")
     span = base_span(evidence.dev_regions.get(path, ()), finding.line)
     region = superseding(span, evidence.main_regions.get(path, ()), lambda _: False)
-    if region is None or _moved_within(evidence.changes, path, region):
+    if region is None or _moved_within(evidence, region):
         return None
     held_by = evidence.holders(path)[finding.line - 1]
     if held_by is not None and evidence.main_defines(held_by):
@@ -326,14 +368,19 @@ def _removed_with_main_deletion(
 def _rewritten_by_main(
     evidence: Evidence, finding: LostLine, author: Author | None
 ) -> Judgment | None:
-    """Rule 6: dev edited base lines a slice commit changed too (main's version won)."""
+    """Rule 6: dev's line is its edit of a base line a slice commit changed too (main's
+    version won). A line dev inserted, beside lines main rewrote, is no such edit."""
     region = _dev_region(evidence.dev_regions.get(finding.path, ()), finding.line)
-    if region is None or not region.removed or not _edits(finding.raw, region.removed):
-        return None  # a line dev inserted: main rewriting its neighbours is no excuse
-    span = base_span((region,), finding.line)
+    if region is None or not region.removed:
+        return None
     for main_region in evidence.main_regions.get(finding.path, ()):
-        first, last = main_region.old_start, main_region.old_start + main_region.old_count - 1
-        if main_region.old_count and 2 * first <= span[1] and span[0] <= 2 * last:
+        # The base lines both sides changed (main first: it is the cheap test).
+        first = max(region.old_start, main_region.old_start)
+        last = min(
+            region.old_start + region.old_count, main_region.old_start + main_region.old_count
+        )
+        both = region.removed[first - region.old_start : last - region.old_start]
+        if main_region.old_count and both and _edits(finding.raw, both):
             sha, subject = _who_changed(evidence.changes, finding.path, main_region)
             reason = "dev edited lines main changed too"
             return Judgment(Verdict.REWRITTEN, _sha(author), sha, subject, reason)
@@ -347,14 +394,14 @@ _RULES: tuple[_Rule, ...] = (
     _removed_with_main_deletion,
     _rewritten_by_main,
 )
+# The rules that read no author (replaced by ours first, as in _RULES).
+_AUTHORLESS = (_replaced_by_ours, _removed_with_main_deletion, _rewritten_by_main)
 
 
 def _deleted_definition(evidence: Evidence, finding: LostLine) -> tuple[str, Commit] | None:
     """The base definition holding the line that main deleted (and the result lacks), if any."""
     path = finding.path
     dev = evidence.dev_lines(path)
-    main = evidence.snapshot.lines(evidence.snapshot.main_side(path))
-    result = evidence.snapshot.lines(evidence.snapshot.changed[path].after)
     holders = evidence.holders(path)
     at = finding.line - 1
     while 0 <= at < len(dev) and holders[at] is not None:
@@ -363,14 +410,19 @@ def _deleted_definition(evidence: Evidence, finding: LostLine) -> tuple[str, Com
         start = _definition_line(dev, holders, at, name)
         if start is None:
             return None
-        author = evidence.author(path, start + 1)
-        from_base = author is None or author.shared
-        gone = not defines(main, name, path) and not defines(result, name, path)
-        if from_base and gone and not evidence.main_defines(name):
+        from_base = _base_defined(evidence.dev_regions.get(path, ()), start + 1, name)
+        if from_base and evidence.gone(path, name) and not evidence.main_defines(name):
             removed = evidence.changes.removals.get(path, {}).get(dev[start])
             return decode(name), removed or ("", "")
         at = start
     return None
+
+
+def _base_defined(dev_regions: Sequence[Region], line: int, name: bytes) -> bool:
+    """Whether dev's ``def``/``class`` line ``line`` of ``name`` stands for one the merge base
+    had: dev left the line as it was, or its edit replaced a definition of that name."""
+    region = _dev_region(dev_regions, line)
+    return region is None or any(definition_name(base) == name for base in region.removed)
 
 
 def _definition_line(
@@ -383,15 +435,14 @@ def _definition_line(
     return None
 
 
-def _moved_within(changes: SliceChanges, path: str, region: Region) -> bool:
+def _moved_within(evidence: Evidence, region: Region) -> bool:
     """Whether main wrote most of the code ``region`` deletes again elsewhere (in this file or
     another audited one): a block main moved, not one it deleted (dev's line should have
     moved with it)."""
     code = [line.strip() for line in region.removed if line.strip()]
     if not code:
         return False
-    # Anywhere main wrote code in the audited files: a block may move to another file.
-    added = {line.strip() for by_line in changes.additions.values() for line in by_line}
+    added = evidence.main_added()
     return sum(line in added for line in code) * 2 >= len(code)
 
 
@@ -408,10 +459,16 @@ def _edits(line: bytes, base_lines: Sequence[bytes]) -> bool:
     the two, indentation aside, at least :data:`_EDIT_SIMILARITY` (a new argument, a
     changed constant), not a line dev wrote beside them that shares a few names."""
     mine = line.strip()
-    return bool(mine) and any(
-        SequenceMatcher(None, mine, base.strip(), autojunk=False).ratio() >= _EDIT_SIMILARITY
-        for base in base_lines
-    )
+    if not mine:
+        return False
+    for base in base_lines:
+        # The cheap upper bounds first: most base lines are nothing like the dev line.
+        matcher = SequenceMatcher(None, mine, base.strip(), autojunk=False)
+        if matcher.real_quick_ratio() < _EDIT_SIMILARITY:
+            continue
+        if matcher.quick_ratio() >= _EDIT_SIMILARITY and matcher.ratio() >= _EDIT_SIMILARITY:
+            return True
+    return False
 
 
 def _who_changed(changes: SliceChanges, path: str, region: Region) -> Commit | tuple[None, None]:
