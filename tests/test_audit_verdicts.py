@@ -9,9 +9,11 @@ it, both sides editing the same base line, and an override file taken whole.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from syncdesk.services.audit.lost_lines import audit_sync
 from syncdesk.services.audit.model import Audit, AuditScope, LostLine
@@ -20,6 +22,7 @@ from syncdesk.services.audit.verdicts import Verdict, pull_requests, subject_key
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git.runner import Git
 from tests.gitrepo import GitRepo
+from tests.test_report_cli import run_cli
 
 Files = Mapping[str, str | None]
 Commits = Sequence[tuple[str, Files]]  # (message, files) oldest first
@@ -219,3 +222,52 @@ def test_subjects_compare_without_tags_and_pull_requests() -> None:
     )
     assert subject_key("[Dev][fix] fix") == ""  # too short to say anything
     assert pull_requests("cherry-pick of #4318, see https://x/pull/4882") == {4318, 4882}
+
+
+def _report(sync: Sync, *args: str) -> dict[str, Any]:
+    """``syncdesk report --format json`` on the sync branch, as a maintainer runs it."""
+    done = run_cli(
+        "report", "--repo", str(sync.repo.path), "--head", "sync", "--dev", "dev",
+        "--main", "main", "--format", "json", *args,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    summary: dict[str, Any] = json.loads(done.stdout)["conflicts"]["audit_summary"]
+    return summary
+
+
+def test_mains_caller_meeting_devs_callee_is_breakage_without_a_loss(tmp_path: Path) -> None:
+    # dev gave f a second parameter and updated its caller; main added a caller of the
+    # old f next to it. The resolution kept both: no dev line is lost, the result is broken.
+    base = {"lib.py": "def f(a):\n    return a\n", "use.py": "from lib import f\nX = f(1)\n"}
+    dev = {
+        "lib.py": "def f(a, b):\n    return a + b\n",
+        "use.py": "from lib import f\nX = f(1, 2)\n",
+    }
+    main = {"use.py": "from lib import f\nX = f(1) + 1\n"}
+    result = {"use.py": "from lib import f\nX = f(1, 2)\nY = f(3)\n"}
+    sync = build(tmp_path / "r", base, [("[dev] f takes b", dev)], [("main: X", main)], result)
+    summary = _report(sync, "--breakage")
+    assert summary["flagged_lines"] == 0
+    (broken,) = summary["breakage"]
+    assert broken["path"] == "use.py" and broken["line"] == 3
+    assert broken["kind"] == "missing-argument" and broken["change"] is None
+    # Without --breakage the report does not look (it costs seconds on a large sync).
+    assert _report(sync)["breakage"] == []
+
+
+def test_a_breakage_a_lost_dev_change_explains_is_linked_to_it(tmp_path: Path) -> None:
+    # dev's helper and its import went with main's side of the hunk; dev's use stayed.
+    base = {"use.py": "import os\n\nX = 1\n", "helpers.py": "def one():\n    return 1\n"}
+    dev = {
+        "use.py": "import os\nfrom helpers import scaled\n\nX = 1\nY = scaled(2)\n",
+        "helpers.py": "def one():\n    return 1\n\n\ndef scaled(x):\n    return 3 * x\n",
+    }
+    main = {"use.py": "import os\nimport sys\n\nX = 1\n"}
+    result = {"use.py": "import os\nimport sys\n\nX = 1\nY = scaled(2)\n"}
+    sync = build(tmp_path / "r", base, [("[dev] Scaled values (#12)", dev)],
+                 [("main: sys", main)], result)  # fmt: skip
+    summary = _report(sync, "--breakage")
+    (broken,) = summary["breakage"]
+    assert broken["kind"] == "undefined-name" and broken["name"] == "scaled"
+    assert broken["change"] == sync.dev_base
+    assert summary["changes"][0]["commit"] == sync.dev_base

@@ -124,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="print the sync's facts without a UI")
     _sync_options(report, inherited=True)
     report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    report.add_argument(
+        "--breakage",
+        action="store_true",
+        help="also look for code the result breaks (undefined names, lost imports, calls that "
+        "no longer fit) in the conflicted and flagged Python files: slower on a large sync",
+    )
     pull = report.add_mutually_exclusive_group()
     pull.add_argument(
         "--with-pr",
@@ -260,7 +266,7 @@ def _report(args: argparse.Namespace) -> int:
         from syncdesk.services.github.link import github_link_for
 
         link = github_link_for(session, args.pr)
-    sys.stdout.write(_report_output(session, args.format, link, body))
+    sys.stdout.write(_report_output(session, args.format, link, body, breakage=args.breakage))
     return 0
 
 
@@ -274,7 +280,12 @@ def _read_body(path: Path) -> tuple[str, str]:
 
 
 def _report_output(
-    session: SyncSession, fmt: str, link: GitHubLink | None, body: tuple[str, str] | None = None
+    session: SyncSession,
+    fmt: str,
+    link: GitHubLink | None,
+    body: tuple[str, str] | None = None,
+    *,
+    breakage: bool = False,
 ) -> str:
     """The report in ``fmt``; with ``link``, the pull request's sections too.
 
@@ -293,7 +304,7 @@ def _report_output(
     from syncdesk.services.report.status import status_json
     from syncdesk.services.review.pull_request import load_findings
 
-    report = load_report(session)
+    report = load_report(session, breakage=breakage)
     findings = status = None
     if link is not None:
         findings = load_findings(session, link)

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from syncdesk.services.audit.breakage import Breakage
 from syncdesk.services.audit.hook import HookFinding
 from syncdesk.services.audit.verdicts import Judgment, Verdict
 from syncdesk.services.sanitize import one_line
@@ -186,6 +187,15 @@ class DevChange:
 
 
 @dataclass(frozen=True, slots=True)
+class LinkedBreakage:
+    """A breakage of the result and the lost dev change that explains it (None: none does:
+    main's caller meeting dev's callee, say)."""
+
+    breakage: Breakage
+    change: DevChange | None
+
+
+@dataclass(frozen=True, slots=True)
 class DataFile:
     """A data file's lost dev lines, counted, not listed (a lock file, golden values)."""
 
@@ -222,6 +232,9 @@ class Audit:
     hook: tuple[HookFinding, ...] | None = None
     # The dev changes the result lost lines of, flagged ones first (services/audit/changes.py).
     changes: tuple[DevChange, ...] = ()
+    # Uses the result makes that neither dev nor main had broken, each with the lost dev
+    # change that explains it when one does (services/audit/broken.py).
+    breakage: tuple[LinkedBreakage, ...] = ()
     # The findings by path, built on the first in_file (the workspace asks on every
     # hunk move). Not an __init__ field: dataclasses.replace starts a fresh one.
     _by_path: dict[str, tuple[LostLine, ...]] = field(

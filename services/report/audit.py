@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from syncdesk.services.audit.model import CLASS_ORDER, Audit, DevChange, LostLine
+from syncdesk.services.audit.model import (
+    CLASS_ORDER,
+    Audit,
+    DevChange,
+    LinkedBreakage,
+    LostLine,
+)
 from syncdesk.services.sanitize import one_line
 
 
@@ -82,6 +88,18 @@ def flagged_by_change(audit: Audit) -> list[tuple[DevChange | None, list[list[Lo
     return ranked
 
 
+def breakage_line(link: LinkedBreakage) -> str:
+    """One breakage: where, what, and the lost dev change that explains it."""
+    broken = link.breakage
+    where = f"{one_line(broken.path)}:{broken.line}"
+    why = (
+        f"  [lost with {link.change.sha[:8]} {one_line(link.change.subject)}]"
+        if link.change
+        else ""
+    )
+    return f"{where}  {one_line(broken.message)}{why}"
+
+
 def hook_line(audit: Audit) -> str:
     """The real pre-push hook's count, and the class the triage gave each of its lines."""
     hook = audit.hook or ()
@@ -120,6 +138,7 @@ def audit_text(audit: Audit | None) -> list[str]:
         *(f"  data  {one_line(d.path)}: {d.lines} lines" for d in audit.data_files),
         *large,
     ]
+    lines += (f"  broken  {breakage_line(link)}" for link in audit.breakage)
     for change, blocks in flagged_by_change(audit):
         head = change_line(change) if change is not None else "no dev commit known (policy files)"
         lines.append(f"  lost  {head}")
@@ -144,6 +163,18 @@ def audit_summary_json(audit: Audit | None) -> dict[str, Any] | None:
         "flagged_lines": len(audit.accidents),
         "verdicts": {str(kind): count for kind, count in audit.verdict_counts.items()},
         "changes": [change_json(change) for change in audit.changes],
+        "breakage": [
+            {
+                "path": one_line(link.breakage.path),
+                "line": link.breakage.line,
+                "kind": str(link.breakage.kind),
+                "name": one_line(link.breakage.name),
+                "callee": one_line(link.breakage.callee) if link.breakage.callee else None,
+                "message": one_line(link.breakage.message),
+                "change": link.change.sha if link.change else None,
+            }
+            for link in audit.breakage
+        ],
         "data_files": [{"path": one_line(d.path), "lines": d.lines} for d in audit.data_files],
         "too_large": [{"path": one_line(f.path), "bytes": f.size} for f in audit.too_large],
         "hook": None
