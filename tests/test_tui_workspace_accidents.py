@@ -29,6 +29,7 @@ from syncdesk.services.workspace.accidents import (
     AccidentCache,
     hunk_index_of,
     missing_accidents,
+    next_outside,
 )
 from syncdesk.services.workspace.layout import decide_hunk, hunk_holding_dev_line, layout
 from syncdesk.services.workspace.load import load_accidents, load_workspace
@@ -36,7 +37,7 @@ from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from tests.gitrepo import GitRepo
 from tests.stepsworld import LOST_PER_HUNK, steps_file
-from tests.waiting import until, until_loaded, until_screen
+from tests.waiting import until, until_loaded, until_screen, until_toast
 
 SIZE = (160, 45)
 PATH = "steps.py"
@@ -102,7 +103,7 @@ def _holding(screen: Any) -> set[int]:
 
 
 async def test_hunk_moves_keep_the_accidents_and_a_restore_drops_them(tmp_path: Path) -> None:
-    async with _app(_world(tmp_path / "repo")).run_test(size=SIZE) as pilot:
+    async with _app(_world(tmp_path / "repo")).run_test(size=SIZE, notifications=True) as pilot:
         screen = await _open_steps(pilot)
         conflict = screen.conflict
         accidents = screen._accidents(conflict)
@@ -167,10 +168,17 @@ async def test_hunk_moves_keep_the_accidents_and_a_restore_drops_them(tmp_path: 
         outside = screen._accidents(conflict)
         assert len(outside) == BLOCKS // 2
         assert all(screen._hunk_of(conflict, f.line) is None for f in outside)
-        here = screen.state.cursor.hunk
+        # x still reaches them: the hunk nearest the next one, with the line named;
+        # R then puts every one back.
+        expected = next_outside(conflict, outside, screen.state.cursor.hunk)
+        assert expected is not None
         await pilot.press("x")
-        await pilot.pause()
-        assert screen.state.cursor.hunk == here
+        said = await until_toast(pilot, "lie between the hunks")
+        assert f"{len(outside)} probable accident line(s)" in said
+        assert f"the next is dev line {expected[1].line}:" in said
+        await _cursor_on(pilot, screen, expected[0], "x to the hunk nearest it")
+        await pilot.press("R")
+        await _counting(pilot, screen, 0, "the accidents between the hunks restored")
 
 
 def test_the_cache_answers_per_result_not_per_path(tmp_path: Path) -> None:

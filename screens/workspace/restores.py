@@ -11,6 +11,7 @@ from syncdesk.services.decisions.models import Action
 from syncdesk.services.lines import lines_to_bytes
 from syncdesk.services.workspace.accidents import (
     next_accident_hunk,
+    next_outside,
     outside_hunks,
     restore_in_hunk,
     restore_outside,
@@ -28,10 +29,22 @@ class RestoreActions(WorkspaceCore):
         conflict, state = self.conflict, self.state
         if conflict is None or state is None or conflict.whole_file_only:
             return
-        following = next_accident_hunk(conflict, self._accidents(conflict), state.cursor.hunk)
+        accidents = self._accidents(conflict)
+        following = next_accident_hunk(conflict, accidents, state.cursor.hunk)
         if following is None:
-            self.notify("No probable accident inside this file's conflict hunks.")
-            return
+            # The rest lie between the hunks: go to the hunk nearest the next one and say
+            # where it is; R puts them back (the whole file becomes an edit).
+            between = next_outside(conflict, accidents, state.cursor.hunk)
+            if between is None:
+                self.notify("No probable accident left in this file.")
+                return
+            following, finding = between
+            count = len(outside_hunks(conflict, accidents))
+            self.notify(
+                f"{count} probable accident line(s) lie between the hunks; the next is dev "
+                f"line {finding.line}: {finding.text.strip()[:60]} (R puts them back)",
+                markup=False,
+            )
         self._move_cursor(conflict.path, following)
         self.query_one(ThreeWayView).scroll_to_hunk(following)
         self._redraw()

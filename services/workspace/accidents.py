@@ -142,6 +142,25 @@ def next_accident_hunk(
     return next((h for h in located if h > after), located[0])
 
 
+def next_outside(
+    conflict: ConflictFile, accidents: Iterable[LostLine], after: int
+) -> tuple[int, LostLine] | None:
+    """The accident outside every hunk that ``x`` reaches next from hunk ``after``, and the
+    hunk nearest it (the view shows hunks): the first below that hunk's dev lines,
+    wrapping; None when every accident is inside a hunk."""
+    outside = sorted(outside_hunks(conflict, accidents), key=lambda finding: finding.line)
+    if not outside or not conflict.hunks:
+        return None
+    current = conflict.hunks[min(after, len(conflict.hunks) - 1)]
+    below = [f for f in outside if f.line >= current.dev_start + len(current.dev)]
+    finding = (below or outside)[0]
+    nearest = min(
+        range(len(conflict.hunks)),
+        key=lambda index: abs(conflict.hunks[index].dev_start - finding.line),
+    )
+    return nearest, finding
+
+
 def restore_in_hunk(
     conflict: ConflictFile, index: int, current: tuple[str, ...], accidents: Iterable[LostLine]
 ) -> tuple[str, ...]:
