@@ -15,7 +15,7 @@ from pathlib import Path
 from syncdesk.services.audit.breakage import Breakage, BreakageKind, find_breakage
 from syncdesk.services.audit.tree import GitTree
 from syncdesk.services.git.runner import Git
-from tests.gitrepo import GitRepo
+from tests.test_audit_triage import build
 
 Files = Mapping[str, str | None]
 
@@ -23,18 +23,11 @@ Files = Mapping[str, str | None]
 def sync_breakage(
     path: Path, base: Files, dev: Files, main: Files, result: Files, checked: list[str]
 ) -> list[Breakage]:
-    """base on main; dev and main each commit on it; the merge resolves to ``result``."""
-    repo = GitRepo(path)
-    root = repo.commit("base", dict(base))
-    repo.checkout("dev", root)
-    dev_base = repo.commit("dev: its work", dict(dev))
-    repo.checkout("main")
-    slice_tip = repo.commit("main: its work", dict(main))
-    repo.checkout("sync", dev_base)
-    head = repo.merge("main", "Merge main into dev", resolve=dict(result))
-    git = Git(repo.path)
+    """The breakage of ``checked`` in the sync the audit's tests build (``build``)."""
+    sync = build(path, base, dev, main, result)
+    git = Git(sync.repo.path)
     return find_breakage(
-        checked, GitTree(git, head), GitTree(git, dev_base), GitTree(git, slice_tip)
+        checked, GitTree(git, sync.head), GitTree(git, sync.dev_base), GitTree(git, sync.slice_tip)
     )
 
 
