@@ -1,8 +1,8 @@
 """The verdict on each lost line, by the dev change behind it (:mod:`.verdicts` says why).
 
 :class:`Evidence` is everything the verdicts read, asked of git once per
-audit (blame of the files with lost dev lines, the slice's messages, the
-sync merge's own result); :func:`judge` applies the rules of
+audit (blame of the lines the authorless rules leave, main's history of those
+files for ports, the sync merge's own result); :func:`judge` applies the rules of
 :mod:`~syncdesk.services.audit.verdicts` in their order, each rule a small
 function named for it.
 """
