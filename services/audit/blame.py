@@ -17,19 +17,21 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from syncdesk.services.conflicts.attribution import parse_porcelain
 from syncdesk.services.git.runner import Git
-
-# A porcelain header: the commit, its line in that commit, the line in the blamed file.
-_HEADER_FIELDS = 3
 
 
 @dataclass(frozen=True, slots=True)
 class Author:
     """The commit that wrote a dev line, as blame names it."""
 
-    sha: str
-    summary: str  # the commit's subject, as git prints it (untrusted: sanitize to show)
+    sha: str  # "" for shared history (git's boundary commit is not named)
+    summary: str  # the commit's subject, sanitized to one line
     shared: bool  # a boundary commit: history dev shares with main, not a dev change
+
+
+# Every line of the history dev shares with main, whichever boundary commit git named.
+SHARED = Author("", "", True)
 
 
 def blame_file(
@@ -50,44 +52,15 @@ def blame_file(
     done = git.run(["blame", "--porcelain", *ranges, revision, "--", path], check=False)
     if done.status != 0:
         return []
-    return parse_porcelain(done.stdout)
-
-
-def parse_porcelain(porcelain: bytes) -> list[Author | None]:
-    """The per-line authors of ``git blame --porcelain`` output.
-
-    Porcelain gives a header per line (``sha orig final [count]``) and, the
-    first time a commit appears, its keys (``summary``, ``boundary``, ...);
-    each line's content follows after a TAB, which is never read as a key.
-    """
-    lines: dict[int, str] = {}
-    summaries: dict[str, str] = {}
-    boundary: set[str] = set()
-    current = ""
-    expect_header = True
-    for raw in porcelain.split(b"\n"):
-        if raw.startswith(b"\t"):
-            expect_header = True
-            continue
-        if expect_header:
-            fields = raw.split(b" ")
-            if len(fields) < _HEADER_FIELDS or len(fields[0]) < 40:
-                continue
-            current = fields[0].decode("ascii", "replace")
-            lines[int(fields[2])] = current
-            expect_header = False
-            continue
-        key, _, value = raw.partition(b" ")
-        if key == b"summary":
-            summaries[current] = value.decode("utf-8", "replace")
-        elif key == b"boundary":
-            boundary.add(current)
-    if not lines:
-        return []
-    authors = {
-        sha: Author(sha, summaries.get(sha, ""), sha in boundary) for sha in set(lines.values())
-    }
-    return [authors[lines[n]] if n in lines else None for n in range(1, max(lines) + 1)]
+    # The conflicts' reader of porcelain keeps no boundary commit: a line it does not
+    # name is one git charged to the history before the merge base.
+    blamed = parse_porcelain(done.stdout)
+    authors = {sha: Author(sha, commit.subject, False) for sha, commit in blamed.commits.items()}
+    found: list[Author | None] = [None] * max(lines)
+    for line in lines:
+        sha = blamed.lines.get(line)
+        found[line - 1] = authors[sha] if sha is not None else SHARED
+    return found
 
 
 def _runs(lines: Sequence[int]) -> Iterator[tuple[int, int]]:

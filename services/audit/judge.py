@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from typing import TypeVar
 
@@ -31,6 +31,7 @@ from syncdesk.services.audit.verdicts import (
 )
 from syncdesk.services.git.ahead import Ahead
 from syncdesk.services.git.runner import Git
+from syncdesk.services.git.trees import entries_at
 from syncdesk.services.sanitize import decode
 
 # A line the triage placed "amid main's change" (between two lines main removed) is
@@ -133,9 +134,11 @@ class Evidence:
         return authors[line - 1] if 0 < line <= len(authors) else None
 
     def dev_lines(self, path: str) -> list[bytes]:
+        """The judged dev version's lines of ``path``."""
         return self.snapshot.lines(self.snapshot.changed[path].before)
 
     def result_count(self, path: str, line: bytes) -> int:
+        """How many copies of ``line`` the result's ``path`` holds (counted once per file)."""
         if path not in self._result_counts:
             self._result_counts[path] = Counter(
                 self.snapshot.lines(self.snapshot.changed[path].after)
@@ -256,11 +259,7 @@ def judge(evidence: Evidence, finding: LostLine) -> Judgment:
     referenced = kind is Classification.STILL_REFERENCED
     innocent = (Verdict.SHARED, Verdict.DELETED, Verdict.REPLACED)
     flagged = judged.verdict is Verdict.LOST or (referenced and judged.verdict not in innocent)
-    if flagged != judged.flagged:
-        return Judgment(
-            judged.verdict, judged.change, judged.commit, judged.subject, judged.reason, flagged
-        )
-    return judged
+    return judged if flagged == judged.flagged else replace(judged, flagged=flagged)
 
 
 def _by_policy(evidence: Evidence, finding: LostLine) -> Judgment:
@@ -302,7 +301,7 @@ def _by_its_change(
         return evidence.explained[finding.path, finding.line]
     if author is not None and author.shared:
         reason = "history dev shares with main: main removed its own older code"
-        return Judgment(Verdict.SHARED, change, reason=reason)
+        return Judgment(Verdict.SHARED, reason=reason)
     for rule in _RULES if rules is None else rules:
         found = rule(evidence, finding, author)
         if found is not None:
@@ -360,7 +359,7 @@ def _removed_with_main_deletion(
     held_by = evidence.holders(path)[finding.line - 1]
     if held_by is not None and evidence.main_defines(held_by):
         return None  # main moved the function holding it: dev's line should have moved too
-    sha, subject = _who_changed(evidence.changes, path, region)
+    sha, subject = evidence.changes.who_changed(path, region)
     reason = "main deleted the code around it"
     return Judgment(Verdict.DELETED, _sha(author), sha, subject, reason)
 
@@ -381,7 +380,7 @@ def _rewritten_by_main(
         )
         both = region.removed[first - region.old_start : last - region.old_start]
         if main_region.old_count and both and _edits(finding.raw, both):
-            sha, subject = _who_changed(evidence.changes, finding.path, main_region)
+            sha, subject = evidence.changes.who_changed(finding.path, main_region)
             reason = "dev edited lines main changed too"
             return Judgment(Verdict.REWRITTEN, _sha(author), sha, subject, reason)
     return None
@@ -471,18 +470,6 @@ def _edits(line: bytes, base_lines: Sequence[bytes]) -> bool:
     return False
 
 
-def _who_changed(changes: SliceChanges, path: str, region: Region) -> Commit | tuple[None, None]:
-    """The last slice commit that added or removed one of ``region``'s lines."""
-    found = [
-        *(changes.additions.get(path, {}).get(line) for line in region.added),
-        *(changes.removals.get(path, {}).get(line) for line in region.removed),
-    ]
-    known = [commit for commit in found if commit is not None]
-    if not known:
-        return None, None
-    return max(known, key=lambda commit: changes.order.get(commit[0], -1))
-
-
 def _lost_reason(finding: LostLine) -> str:
 
     if finding.classification is Classification.STILL_REFERENCED:
@@ -539,8 +526,7 @@ def _messages(git: Git, shas: Sequence[str]) -> dict[str, str]:
 
 def _present(git: Git, commit: str, paths: Sequence[str]) -> frozenset[str]:
     """Which of ``paths`` ``commit`` holds."""
-    done = git.run(["ls-tree", "-r", "-z", "--name-only", commit, "--", *paths], check=False)
-    return frozenset(decode(name) for name in done.stdout.split(b"\x00") if name)
+    return frozenset(path for path, entry in entries_at(git, commit, paths).items() if entry)
 
 
 def _deletions(git: Git, since: str, slice_tip: str, paths: Sequence[str]) -> dict[str, Commit]:
@@ -556,15 +542,9 @@ def _deletions(git: Git, since: str, slice_tip: str, paths: Sequence[str]) -> di
 
 def _merged_lines(git: Git, merge: str, paths: Sequence[str]) -> dict[str, Counter[bytes]]:
     """The lines of each of ``paths`` in the sync merge's own result."""
-    done = git.run(["ls-tree", "-r", "-z", merge, "--", *paths], check=False)
-    blobs: dict[str, str] = {}
-    for entry in done.stdout.split(b"\x00"):
-        info, _, name = entry.partition(b"\t")
-        fields = info.split(b" ")
-        if len(fields) == 3 and fields[1] == b"blob":
-            blobs[decode(name)] = fields[2].decode("ascii")
+    blobs = {path: entry.oid for path, entry in entries_at(git, merge, paths).items() if entry}
     contents = read_blobs(git, sorted(set(blobs.values())))
-    return {path: Counter(raw_lines(contents.get(sha, b""))) for path, sha in blobs.items()}
+    return {path: Counter(raw_lines(contents.get(oid, b""))) for path, oid in blobs.items()}
 
 
 def _ours_changing(git: Git, merge: str, head: str) -> dict[str, Commit]:

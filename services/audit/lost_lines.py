@@ -711,11 +711,6 @@ def _old_lines(regions: Iterable[Region]) -> set[int]:
     return {at for r in regions for at in range(r.old_start - 1, r.old_start - 1 + r.old_count)}
 
 
-def _may_lose_lines(path: str, policy: AuditPolicy) -> bool:
-    """Whether lost lines of ``path`` are triaged line by line (not a policy's, not data)."""
-    return policy.policy(path) is None and not listed(path, policy.data_files)
-
-
 def _merge_base(git: Git, dev: str, slice_tip: str) -> str:
     """The merge base of ``dev`` and ``slice_tip`` ("" when they share no history)."""
     return git.run(["merge-base", dev, slice_tip], check=False).text.strip()
@@ -960,7 +955,7 @@ def _explain_the_rest(
         # Many lost lines share a region (main's rewrite of a function): its commit is
         # looked up once, not once per line over all of the region's lines.
         if id(region) not in authors:
-            authors[id(region)] = _who_changed(changes, path, region)
+            authors[id(region)] = changes.who_changed(path, region)
         return authors[id(region)]
 
     for item in items:
@@ -1397,7 +1392,7 @@ def _hunk_commit(changes: SliceChanges, path: str, hunk: Hunk) -> tuple[str | No
     """The last slice commit that wrote one of main's lines of ``hunk`` or removed a base line."""
     added = [encode_text(line.removesuffix("\n")) for line in hunk.main]
     removed = [encode_text(line.removesuffix("\n")) for line in hunk.base]
-    return _last_commit(changes, path, added, removed)
+    return changes.last_commit(path, added, removed)
 
 
 def _taken_as_main(triage: _Triage, item: _Lost) -> Hunk | None:
@@ -1412,26 +1407,6 @@ def _taken_as_main(triage: _Triage, item: _Lost) -> Hunk | None:
         if hunk.resolution == "main" and on_dev_side:
             return hunk
     return None
-
-
-def _who_changed(changes: SliceChanges, path: str, region: Region) -> tuple[str | None, str | None]:
-    """The last slice commit that added or removed one of ``region``'s lines."""
-    return _last_commit(changes, path, region.added, region.removed)
-
-
-def _last_commit(
-    changes: SliceChanges, path: str, added: Iterable[bytes], removed: Iterable[bytes]
-) -> tuple[str | None, str | None]:
-    """The last slice commit that added one of ``added`` or removed one of ``removed``."""
-    found = [
-        *(changes.additions.get(path, {}).get(line) for line in added),
-        *(changes.removals.get(path, {}).get(line) for line in removed),
-    ]
-    known = [commit for commit in found if commit is not None]
-    if not known:
-        return None, None
-    sha, subject = max(known, key=lambda commit: changes.order.get(commit[0], -1))
-    return sha, subject
 
 
 def _with_blocks(snapshot: Snapshot, findings: Iterable[LostLine]) -> list[LostLine]:

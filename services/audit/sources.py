@@ -209,6 +209,24 @@ class SliceChanges:
     additions: Removals = field(default_factory=dict)  # path -> line -> (sha, subject)
     order: dict[str, int] = field(default_factory=dict)  # sha -> position, oldest first
 
+    def last_commit(
+        self, path: str, added: Iterable[bytes], removed: Iterable[bytes]
+    ) -> tuple[str | None, str | None]:
+        """The last slice commit that added one of ``added`` or removed one of ``removed``
+        in ``path`` ((None, None): none did)."""
+        found = [
+            *(self.additions.get(path, {}).get(line) for line in added),
+            *(self.removals.get(path, {}).get(line) for line in removed),
+        ]
+        known = [commit for commit in found if commit is not None]
+        if not known:
+            return None, None
+        return max(known, key=lambda commit: self.order.get(commit[0], -1))
+
+    def who_changed(self, path: str, region: Region) -> tuple[str | None, str | None]:
+        """The last slice commit that added or removed one of ``region``'s lines."""
+        return self.last_commit(path, region.added, region.removed)
+
 
 def slice_changes(git: Git, dev_base: str, slice_tip: str, paths: Sequence[str]) -> SliceChanges:
     """For each of ``paths``, every line a slice commit removed or added, with its last commit.
