@@ -114,7 +114,11 @@ GRAMMAR: tuple[Kind, ...] = (
             ),
             KeyUse(("D", "M"), "the whole file as dev's / main's", ("ws.file_dev", "ws.file_main")),
             KeyUse(("S",), "take the carried-over suggestion", ("ws.suggestion",)),
-            KeyUse(("R",), "restore the dev lines the result lost", ("ws.restore",)),
+            KeyUse(
+                ("R",),
+                "restore the lost dev lines; a lost dev change in a file (after a preview)",
+                ("ws.restore", "lost.restore", "preview_restore.restore"),
+            ),
             KeyUse(
                 ("H", "X"),
                 "Findings: fix here (in the repair commit) / closed",
@@ -171,6 +175,12 @@ GRAMMAR: tuple[Kind, ...] = (
                 "the legend: this screen's symbols (again: close)",
                 ("app.legend", "legend.close"),
             ),
+            KeyUse(("A",), "workspace: the lost dev changes, ranked", ("ws.lost_changes",)),
+            KeyUse(
+                ("B",),
+                "lost dev changes: look for code the result breaks (ranks first)",
+                ("lost.breakage",),
+            ),
             KeyUse(("F",), "workspace: show or hide the file list", ("ws.files",)),
             KeyUse(("Z",), "workspace: zoom one pane, the next each press, then all", ("ws.zoom",)),
         ),
@@ -217,7 +227,7 @@ GRAMMAR: tuple[Kind, ...] = (
             KeyUse(
                 ("enter",),
                 "open the commit or file under the cursor",
-                ("slice.open", "conflicts.open"),
+                ("slice.open", "conflicts.open", "lost.open"),
             ),
             KeyUse(
                 ("c", "f", "s"),
@@ -230,6 +240,7 @@ GRAMMAR: tuple[Kind, ...] = (
                 (
                     "slice.cancel",
                     "ws.back",
+                    "lost.back",
                     "findings.back",
                     "status.back",
                     "commit.back",

@@ -62,6 +62,12 @@ SYMBOLS: tuple[Symbol, ...] = (
     ),
     Symbol(
         "workspace",
+        "workspace file list",
+        ("⚠",),
+        "the file's result still lacks dev lines the audit flagged (A lists the lost dev changes)",
+    ),
+    Symbol(
+        "workspace",
         "workspace, above the panes",
         ("↺",),
         "the suggestion for this hunk or file, and where it was learned (S takes it)",

@@ -107,7 +107,21 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
             self.data.suggestions.get(h.key) for h in conflict.hunks
         ):
             mark += "↺"
-        return mark
+        return mark + self._accident_mark(conflict)
+
+    def _accident_mark(self, conflict: ConflictFile) -> str:
+        """⚠ when the file's result still lacks a probable accident's dev line.
+
+        The file's missing accidents as last worked out (on screen, after each
+        decision); a file not opened yet counts the audit's, which judged the head.
+        """
+        audit = self.data.audit if self.data is not None else None
+        if audit is None:
+            return ""
+        known = self._accident_cache.known(conflict.path)
+        if known is None:
+            known = tuple(f for f in audit.in_file(conflict.path) if f.is_accident)
+        return "⚠" if known else ""
 
     def _open(self, path: str, hunk: int = 0) -> None:
         assert self.data is not None and self.state is not None
@@ -232,7 +246,9 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
         conflict = self.conflict
         if conflict is not None:
             status = file_status(self.state, conflict, self.policies.get(conflict.path))
-            self.query_one(ConflictList).update_status(conflict.path, status)
+            files = self.query_one(ConflictList)
+            files.update_status(conflict.path, status)
+            files.update_badges(conflict.path, self._badge(conflict))  # ⚠ gone once restored
 
     def _layout(self, conflict: ConflictFile) -> Layout:
         """The file's current result, built again only when what it is built from changed.

@@ -81,6 +81,7 @@ class WorkspaceScreen(
         Binding("v", "toggle_base", "Show base", id="ws.show_base", show=False),
         Binding("x", "next_accident", "Next accident", id="ws.next_accident", show=False),
         Binding("R", "restore", "Restore dev lines", id="ws.restore", show=False),
+        Binding("A", "lost_changes", "Lost dev changes", id="ws.lost_changes", show=False),
         Binding("r", "reload", "Reload", id="ws.reload", show=False),
         Binding("escape", "back", "Back", id="ws.back"),
     ]
@@ -90,7 +91,7 @@ class WorkspaceScreen(
     WHILE_READING = frozenset({"back", "reload", "toggle_base", "files", "zoom"})
 
     # What waits for the audit: the accidents it finds are what these act on.
-    NEED_THE_AUDIT = frozenset({"next_accident", "restore"})
+    NEED_THE_AUDIT = frozenset({"next_accident", "restore", "lost_changes"})
 
     def __init__(self, session: SyncSession, conflicts: ConflictSet | None = None) -> None:
         super().__init__(session)
@@ -177,6 +178,7 @@ class WorkspaceScreen(
         if audit.dev and audit.dev != audit.dev_base:
             # dev was merged into the sync branch: say what the accidents are judged on.
             self.notify(f"Audit: {judged_line(audit)}.", markup=False, timeout=10)
+        self._refresh_list()  # the marks of the files with accidents
         self._redraw()
 
     def loaded(self, result: WorkspaceLoaded) -> None:

@@ -34,7 +34,7 @@ def with_breakage(git: Git, audit: Audit, conflicted: Sequence[str]) -> Audit:
     wanted = {*conflicted, *flagged}
     paths = sorted(path for path in wanted if path.endswith(".py"))
     if not paths:
-        return audit
+        return replace(audit, breakage_checked=True)
     found = find_breakage(
         paths, GitTree(git, audit.head), GitTree(git, dev), GitTree(git, audit.slice_tip)
     )
@@ -43,7 +43,7 @@ def with_breakage(git: Git, audit: Audit, conflicted: Sequence[str]) -> Audit:
     broken_changes = {id(link.change) for link in linked if link.change is not None}
     # A change with breakage first: the strongest evidence there is (stable sort).
     ranked = sorted(audit.changes, key=lambda change: id(change) not in broken_changes)
-    return replace(audit, breakage=linked, changes=tuple(ranked))
+    return replace(audit, breakage=linked, changes=tuple(ranked), breakage_checked=True)
 
 
 def _explained_by(changes: tuple[DevChange, ...], name: str) -> DevChange | None:

@@ -235,6 +235,7 @@ class Audit:
     # Uses the result makes that neither dev nor main had broken, each with the lost dev
     # change that explains it when one does (services/audit/broken.py).
     breakage: tuple[LinkedBreakage, ...] = ()
+    breakage_checked: bool = False  # whether breakage was looked for (it is asked for)
     # The findings by path, built on the first in_file (the workspace asks on every
     # hunk move). Not an __init__ field: dataclasses.replace starts a fresh one.
     _by_path: dict[str, tuple[LostLine, ...]] = field(

@@ -119,6 +119,11 @@ class AccidentCache:
         self._known[conflict.path] = (inputs, found)
         return found
 
+    def known(self, path: str) -> tuple[LostLine, ...] | None:
+        """The missing accidents last worked out for ``path``; None if never asked."""
+        known = self._known.get(path)
+        return None if known is None else known[1]
+
 
 def _same(known: _Inputs, inputs: _Inputs) -> bool:
     """Whether two sets of inputs are the same: the audit and file by identity, the rest equal."""

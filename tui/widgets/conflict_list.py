@@ -37,7 +37,7 @@ class ConflictList(DataTable[Text]):
             ("File", "path", PATH_WIDTH),
             ("Type", "type", 13),
             ("Hunks", "hunks", 5),
-            ("", "badges", 1),
+            ("", "badges", 3),
         ):
             self.add_column(label, key=key, width=width)  # fmt: skip
 
@@ -69,6 +69,10 @@ class ConflictList(DataTable[Text]):
         """Change one file's status mark in place."""
         mark, style = STATUS_MARKS[status]
         self.update_cell(path, "status", Text(mark, style=style))
+
+    def update_badges(self, path: str, badges: str) -> None:
+        """Change one file's badges in place."""
+        self.update_cell(path, "badges", Text(badges, style="bold magenta"))
 
     @property
     def selected_path(self) -> str | None:

@@ -162,4 +162,5 @@ def _accident_line(conflict: ConflictFile, index: int, accidents: Sequence[LostL
         parts.append(f" ({here[0].evidence}) · R restores it")
     else:
         parts.append(" · x goes to the next one")
+    parts.append(" · A lists the lost dev changes")
     return parts
