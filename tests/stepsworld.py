@@ -18,7 +18,7 @@ def steps_file(side: str, blocks: int) -> str:
     The helper matters: a hunk taken as main that only drops dev lines next to
     main's change is the resolution's decision, but one that drops a whole dev
     function drops dev's work, and every dev line it lost is an accident
-    (services/audit/lost_lines.py).
+    (rule 13 of the triage: services/audit/resolution.py).
     """
     out = []
     for i in range(blocks):

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from syncdesk.services.audit.blame import Author, blame_file
 from syncdesk.services.audit.lines import raw_lines
-from syncdesk.services.audit.model import Classification, LostLine
+from syncdesk.services.audit.model import AMID, Classification, LostLine
 from syncdesk.services.audit.names import defines, definition_name, outline
 from syncdesk.services.audit.regions import base_span, superseding
 from syncdesk.services.audit.sources import Region, SliceChanges, Snapshot, read_blobs
@@ -34,9 +34,6 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.git.trees import entries_at
 from syncdesk.services.sanitize import decode
 
-# A line the triage placed "amid main's change" (between two lines main removed) is
-# re-judged: that was a guess from its neighbours, not evidence about the line.
-AMID = ("with the lines on both sides of it", "the code on both sides of it")
 # How alike (difflib's ratio) a dev line and a base line its edit replaced must be for
 # the line to be dev's edit of it (a new argument, a changed constant: 0.75-0.95 on
 # such edits) rather than a line dev inserted beside it.

@@ -1,9 +1,9 @@
 """The audit's model: what a lost dev line is, its class, and the audit of one sync.
 
 Every judgment of the audit (:mod:`~syncdesk.services.audit.lost_lines` for the
-line triage, :mod:`~syncdesk.services.audit.judge` for the verdict on the dev
-change behind a line) writes into these; the report, the workspace and the
-screens read them.
+line triage and the modules of its rules, :mod:`~syncdesk.services.audit.judge`
+for the verdict on the dev change behind a line) writes into these; the report, the
+workspace and the screens read them.
 """
 
 from __future__ import annotations
@@ -42,6 +42,12 @@ ACCIDENTS = frozenset({Classification.STILL_REFERENCED, Classification.ACCIDENT}
 BESIDE = " (beside main's change)"
 # An accident's detail: "conflict hunk N" + this + the dev function the hunk dropped.
 DROPPING = ", dropping dev's "
+# The details of a line the triage placed amid main's change (superseded.amid_mains_change:
+# an accident between two lost lines main removed, or rewrote). The verdicts judge it
+# again (judge.py): that was a guess from its neighbours, not evidence about the line.
+AMID_REMOVED = "with the lines on both sides of it"
+AMID_REWRITTEN = "the code on both sides of it"
+AMID = (AMID_REMOVED, AMID_REWRITTEN)
 
 
 @dataclass(frozen=True, slots=True)
