@@ -137,6 +137,106 @@ def test_a_line_our_repair_replaced_is_ours_and_names_the_repair(tmp_path: Path)
     assert "fix: post-merge repair" in (line.verdict_evidence or "")
 
 
+_STEP_BASE = "def step(batch):\n    out = model(batch)\n    return out\n"
+_STEP_DEV = (
+    "def step(batch):\n"
+    "    cu_seqlens, max_seqlen = packed_lengths(batch)\n"
+    "    out = model(batch, cu_seqlens=cu_seqlens, max_seqlen=max_seqlen)\n"
+    "    return out\n"
+)
+
+
+def test_mains_own_version_of_devs_change_at_its_place_is_a_port(tmp_path: Path) -> None:
+    # main wrote packed sequences its own way (another subject, another PR): its lines
+    # at that place use dev's own names (cu_seqlens, max_seqlen). The resolution took
+    # main's: dev's lines are gone, dev's work is not.
+    main_file = (
+        "def step(batch):\n"
+        "    cu_seqlens = batch.get('cu_seqlens')\n"
+        "    max_seqlen = int(batch['lengths'].max())\n"
+        "    out = model(batch, cu_seqlens=cu_seqlens, max_seqlen=max_seqlen, thd=True)\n"
+        "    return out\n"
+    )
+    sync = build(
+        tmp_path / "r", {"m.py": _STEP_BASE},
+        [("[dev] Packed sequences in step (#501)", {"m.py": _STEP_DEV})],
+        [("THD format for the trainer (#777)", {"m.py": main_file})],
+        {"m.py": main_file},
+    )  # fmt: skip
+    audit = sync.audit()
+    line = lost(audit, "cu_seqlens, max_seqlen = packed_lengths(batch)")
+    assert line.judgment is not None and line.judgment.verdict is Verdict.PORTED
+    assert not line.is_accident
+    assert line.judgment.subject == "THD format for the trainer (#777)"
+    assert "own version" in (line.verdict_evidence or "")
+    assert "max_seqlen" in (line.verdict_evidence or "")
+
+
+def test_main_rewriting_the_call_without_devs_own_keyword_is_still_a_loss(tmp_path: Path) -> None:
+    # The guide's num_sms accident: main rewrote the call dev had given a keyword of its
+    # own; main's version at that place uses the call's old names, not dev's keyword.
+    def manager(*args: str) -> str:
+        return (
+            "def build(cfg):\n    return Manager(\n"
+            + "".join(f"        {arg},\n" for arg in args)
+            + "    )\n"
+        )
+
+    base = {"m.py": manager("cfg.size")}
+    dev = manager("cfg.size", "num_sms_api=cfg.num_sms_api")
+    main = manager("cfg.size", "cfg.dtype")
+    sync = build(
+        tmp_path / "r", base,
+        [("[dev] SMs for preprocessing (#601)", {"m.py": dev})],
+        [("Manager takes a dtype (#602)", {"m.py": main})],
+        {"m.py": main},
+    )  # fmt: skip
+    line = lost(sync.audit(), "num_sms_api=cfg.num_sms_api,")
+    assert line.judgment is not None and line.judgment.verdict is Verdict.LOST
+    assert line.is_accident
+
+
+def test_our_repair_writing_devs_change_anew_at_its_place_is_ours(tmp_path: Path) -> None:
+    # The merge took main's file; our repair then wrote dev's feature again, adapted:
+    # dev's lines are not there as they were, but our commit put its version there.
+    main_file = "def step(batch):\n    out = model(batch, fast=True)\n    return out\n"
+    repaired = (
+        "def step(batch):\n"
+        "    cu_seqlens, max_seqlen = packed_lengths(batch, pad_to=8)\n"
+        "    out = model(batch, fast=True, cu_seqlens=cu_seqlens, max_seqlen=max_seqlen)\n"
+        "    return out\n"
+    )
+    sync = build(
+        tmp_path / "r", {"m.py": _STEP_BASE},
+        [("[dev] Packed sequences in step (#501)", {"m.py": _STEP_DEV})],
+        [("Fast model (#778)", {"m.py": main_file})],
+        {"m.py": main_file},
+        repair={"m.py": repaired},
+    )  # fmt: skip
+    line = lost(sync.audit(), "cu_seqlens, max_seqlen = packed_lengths(batch)")
+    assert line.judgment is not None and line.judgment.verdict is Verdict.REPLACED
+    assert line.judgment.commit == sync.head and not line.is_accident
+    assert "another version" in (line.verdict_evidence or "")
+
+
+def test_a_dev_line_that_only_rewrapped_base_code_is_no_dev_change(tmp_path: Path) -> None:
+    # An earlier dev-side sync ran black: it joined the base's call onto one line. main
+    # renamed an argument of the call; the result is main's. No dev work is lost.
+    base = {"m.py": "state = load(sharded,\n             name,\n             strict=True)\n"}
+    dev = "state = load(sharded, name, strict=True)\n"
+    main = "state = load(sharded,\n             checkpoint_name,\n             strict=True)\n"
+    sync = build(
+        tmp_path / "r", base,
+        [("Sync main into dev (black)", {"m.py": dev})],
+        [("Verify on load (#603)", {"m.py": main})],
+        {"m.py": main},
+    )  # fmt: skip
+    line = lost(sync.audit(), "state = load(sharded, name, strict=True)")
+    assert line.judgment is not None and line.judgment.verdict is Verdict.SHARED
+    assert not line.is_accident
+    assert "only reformatted" in (line.verdict_evidence or "")
+
+
 def test_a_dev_edit_inside_a_function_main_deleted_went_with_it(tmp_path: Path) -> None:
     base = {"m.py": "def keep():\n    return 1\n\n\ndef old(x):\n    return x\n"}
     dev_file = "def keep():\n    return 1\n\n\ndef old(x):\n    validate(x)\n    return x\n"

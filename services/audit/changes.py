@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from syncdesk.services.audit.judge import Evidence
+from syncdesk.services.audit.evidence import Evidence
 from syncdesk.services.audit.model import ChangeInFile, DevChange, LostLine
 from syncdesk.services.audit.verdicts import Verdict, pull_requests
 

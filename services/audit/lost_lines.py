@@ -106,8 +106,9 @@ from syncdesk.services.audit.dropped import (
     in_a_dropped_definition,
     still_referenced,
 )
+from syncdesk.services.audit.evidence import Evidence, EvidenceReads
 from syncdesk.services.audit.hook import hook_findings
-from syncdesk.services.audit.judge import Evidence, EvidenceReads, judge
+from syncdesk.services.audit.judge import judge, lines_to_blame
 from syncdesk.services.audit.lines import (
     has_spare_copies,
     is_binary,
@@ -327,7 +328,9 @@ def _audited(
         _explain_the_rest(facts, classified, unexplained, earlier, dev_regions, main_regions)
         findings = list(classified)
         evidence = (
-            reads.evidence(snapshot, facts.changes, dev_regions, main_regions, findings)
+            reads.evidence(
+                snapshot, facts.changes, dev_regions, main_regions, findings, lines_to_blame
+            )
             if reads is not None
             else Evidence(snapshot, facts.changes, dev_regions, main_regions)
         )
