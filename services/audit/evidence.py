@@ -65,7 +65,8 @@ class Evidence:
     _result_counts: dict[str, Counter[bytes]] = field(default_factory=dict)
     _ported: dict[tuple[str, str], frozenset[bytes]] = field(default_factory=dict)
     merge_base: str = ""
-    # The lost lines of each block (path, first dev line), to judge a block as one.
+    # The runs of consecutive lost dev lines (blank lines between them aside), each line's
+    # run by (path, line): a block is judged as one where its lines say one thing.
     blocks: dict[tuple[str, int], list[LostLine]] = field(default_factory=dict)
     _places: dict[str, Places] = field(default_factory=dict)
     _base_lines: dict[str, list[bytes]] = field(default_factory=dict)
@@ -75,9 +76,9 @@ class Evidence:
     def other_version(self, finding: LostLine) -> OtherVersion | None:
         """Another side's version of ``finding``'s block at its place in the result (asked
         once per block): :mod:`~syncdesk.services.audit.versions`."""
-        path, first = finding.path, finding.block or finding.line
+        block = self.blocks.get((finding.path, finding.line)) or [finding]
+        path, first = finding.path, block[0].line
         if (path, first) not in self._versions:
-            block = self.blocks.get((path, first)) or [finding]
             lines = [line.raw for line in block]
             last = max(line.line for line in block)
             start = min(line.line for line in block)
@@ -87,7 +88,9 @@ class Evidence:
                 return None
             if path not in self._places:
                 self._places[path] = Places(self.dev_lines(path), self.snapshot.lines(after))
-            found = self._places[path].other_version(start, last, lines, self.base_names(path))
+            found = self._places[path].other_version(
+                start, last, lines, self.base_names(path), python=path.endswith(".py")
+            )
             self._versions[path, first] = found
         return self._versions[path, first]
 
@@ -123,7 +126,7 @@ class Evidence:
         if region is None or not region.removed:
             return False
         end = region.new_start + region.new_count
-        block = self.blocks.get((finding.path, finding.block or finding.line)) or [finding]
+        block = self.blocks.get((finding.path, finding.line)) or [finding]
         run = sorted(
             (line for line in block if region.new_start <= line.line < end),
             key=lambda line: line.line,
@@ -248,9 +251,7 @@ class EvidenceReads:
         evidence = Evidence(snapshot, changes, dev_regions, main_regions)
         evidence.git, evidence.slice_tip = self._git, self._slice_tip
         evidence.merge_base = self._range[0]
-        for finding in findings:
-            key = (finding.path, finding.block or finding.line)
-            evidence.blocks.setdefault(key, []).append(finding)
+        evidence.blocks = _runs(snapshot, findings)
         # Before the rules run to find what to blame: they read these.
         evidence.in_base = _answer(self._in_base, frozenset())
         evidence.deleted_by = self._deleted.result()
@@ -370,6 +371,28 @@ def _changed_paths(log: bytes, *, latest: bool) -> dict[str, Commit]:
             if path and (latest or path not in found):
                 found[path] = (sha, subject)
     return found
+
+
+def _runs(
+    snapshot: Snapshot, findings: Sequence[LostLine]
+) -> dict[tuple[str, int], list[LostLine]]:
+    """Each lost line's run of consecutive lost dev lines in its file (only blank dev lines
+    between them), by (path, line); every line of a run maps to the same list."""
+    by_path: dict[str, list[LostLine]] = {}
+    for finding in findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    runs: dict[tuple[str, int], list[LostLine]] = {}
+    for path, lost in by_path.items():
+        change = snapshot.changed.get(path)
+        dev = snapshot.lines(change.before) if change is not None else []
+        run: list[LostLine] = []
+        for finding in sorted(lost, key=lambda f: f.line):
+            between = dev[run[-1].line : finding.line - 1] if run else []
+            if run and (finding.line <= run[-1].line or any(line.strip() for line in between)):
+                run = []
+            run.append(finding)
+            runs[path, finding.line] = run
+    return runs
 
 
 def _squeezed(text: bytes) -> bytes:

@@ -21,7 +21,10 @@ first sight (main's hunk taken, dev's follow-up dropped):
   version at that place;
 - only lines dev's file does not have count (the other side's writing);
 - a block with no name of its own (a comment of common words, a call of an
-  old helper) is not judged here.
+  old helper) is not judged here;
+- in Python, a block's code names it, not its comments: a comment above
+  dev's code goes with that code (our repair restoring dev's call under a
+  shorter comment restored the change).
 
 Dropping dev's keyword argument, dev's call of its own new helper, or dev's
 class leaves those names out of the other side's lines, so such a loss stays
@@ -81,12 +84,20 @@ class Places:
         self._dev_lines = frozenset(line.strip() for line in dev)
 
     def other_version(
-        self, first: int, last: int, block: Sequence[bytes], base_names: frozenset[bytes]
+        self,
+        first: int,
+        last: int,
+        block: Sequence[bytes],
+        base_names: frozenset[bytes],
+        *,
+        python: bool = False,
     ) -> OtherVersion | None:
         """The result's lines at the place of dev's lines ``first``..``last`` (1-based) that
         dev's file lacks and that use most of the names ``block`` introduced (those not in
-        ``base_names``, the merge base's file); None when there are none."""
-        own = names_of(block) - base_names
+        ``base_names``, the merge base's file); None when there are none. In ``python``
+        code, the names of the block's code lines, when it has any."""
+        code = [line for line in block if not line.lstrip().startswith(b"#")] if python else []
+        own = names_of(code or block) - base_names
         if not own:
             return None
         above = next((self._placed[i] for i in range(first - 2, -1, -1) if i in self._placed), -1)
