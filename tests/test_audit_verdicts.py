@@ -371,3 +371,20 @@ def test_a_breakage_a_lost_dev_change_explains_is_linked_to_it(tmp_path: Path) -
     assert broken["kind"] == "undefined-name" and broken["name"] == "scaled"
     assert broken["change"] == sync.dev_base
     assert summary["changes"][0]["commit"] == sync.dev_base
+
+
+def test_a_call_that_no_longer_fits_is_linked_to_the_parameter_dev_lost(tmp_path: Path) -> None:
+    # The guide's num_sms accident in small: dev gave f a parameter (on its own line) and
+    # a caller passing it; the resolution took main's f, so the caller passes one
+    # positional too many. No flagged line spells "f": the link is the callee itself.
+    base = {"lib.py": "def f(\n    a,\n):\n    return a\n"}
+    caller = "\n\ndef g():\n    return f(1, 2)\n"
+    dev = {"lib.py": "def f(\n    a,\n    scale,\n):\n    return a * scale\n" + caller}
+    main = {"lib.py": "def f(\n    a,\n):\n    return a + 0\n"}
+    result = {"lib.py": main["lib.py"] + caller}
+    sync = build(tmp_path / "r", base, [("[dev] Scaled f (#88)", dev)],
+                 [("main: f adds zero", main)], result)  # fmt: skip
+    summary = _report(sync, "--breakage")
+    (broken,) = summary["breakage"]
+    assert broken["kind"] == "too-many-positional" and broken["line"] == 8  # g's call
+    assert broken["change"] == sync.dev_base

@@ -32,8 +32,8 @@ from syncdesk.services.sanitize import decode
 Commit = tuple[str, str]  # (sha, subject)
 _T = TypeVar("_T")
 # How many characters, whitespace aside, a run of lines must hold to be told a reformat:
-# a lone ")" or "x," is whitespace around nothing.
-_REFORMAT_LEAST = 8
+# a short run of base text ("num_layers,", ")") is in any file, wherever dev put it.
+_REFORMAT_LEAST = 24
 _WHITESPACE = re.compile(rb"\s+")
 # Which dev lines a verdict needs the author of (the judge's rules decide).
 ToBlame = Callable[["Evidence", Sequence[LostLine]], dict[str, list[int]]]
@@ -71,6 +71,7 @@ class Evidence:
     _places: dict[str, Places] = field(default_factory=dict)
     _base_lines: dict[str, list[bytes]] = field(default_factory=dict)
     _base_names: dict[str, frozenset[bytes]] = field(default_factory=dict)
+    _base_squeezed: dict[str, bytes] = field(default_factory=dict)
     _versions: dict[tuple[str, int], OtherVersion | None] = field(default_factory=dict)
 
     def other_version(self, finding: LostLine) -> OtherVersion | None:
@@ -114,33 +115,24 @@ class Evidence:
         return self._base_names[path]
 
     def reformats_base(self, finding: LostLine) -> bool:
-        """Whether ``finding``'s run of lost lines is base lines that dev's own hunk removed,
-        whitespace aside (black joining or splitting a statement): dev's reformat, not
-        dev's work.
+        """Whether ``finding``'s run of lost lines is all the merge base's text, whitespace
+        aside (black joining or splitting statements, isort reordering imports): dev's
+        reformat, not dev's work.
 
-        The run (its block's lost lines inside that hunk) must be whole base lines the
-        same hunk removed, start to end: a line of the base's text inside dev's new code
-        (an argument, a call copied) is dev's work, and a lone base line elsewhere in the
-        file says nothing."""
-        region = dev_region(self.dev_regions.get(finding.path, ()), finding.line)
-        if region is None or not region.removed:
+        Every line of the run must be base text: a run holding one line of dev's own
+        (a new condition around a base loop, a new call) is dev's work, base lines and
+        all. A run shorter than :data:`_REFORMAT_LEAST` characters says nothing (a lone
+        ``num_layers,`` is in any file)."""
+        run = self.blocks.get((finding.path, finding.line)) or [finding]
+        texts = [_squeezed(line.raw) for line in run]
+        if sum(len(text) for text in texts) < _REFORMAT_LEAST:
             return False
-        end = region.new_start + region.new_count
-        block = self.blocks.get((finding.path, finding.line)) or [finding]
-        run = sorted(
-            (line for line in block if region.new_start <= line.line < end),
-            key=lambda line: line.line,
-        )
-        text = _squeezed(b"".join(line.raw for line in run))
-        if len(text) < _REFORMAT_LEAST:
-            return False
-        removed = [_squeezed(line) for line in region.removed]
-        return any(
-            text == b"".join(removed[first:last])
-            for first in range(len(removed))
-            if removed[first] and text.startswith(removed[first])
-            for last in range(first + 1, len(removed) + 1)
-        )
+        base = self._base_squeezed.get(finding.path)
+        if base is None:
+            base = self._base_squeezed[finding.path] = _squeezed(
+                b"".join(self.base_lines(finding.path))
+            )
+        return all(text in base for text in texts if text)
 
     def in_main(self, path: str, lines: Sequence[int]) -> bool:
         """Whether most of the result's ``lines`` (1-based) of ``path`` are main's too."""
