@@ -7,10 +7,17 @@ the reviewer wrote (on a ``/`` boundary). A name that is in the tree already, or
 matches no file or several, is kept as written: the blame then says the file is not at
 the head, and the maintainer sees the name the reviewer used. Only prose citations are looked up: a
 blob link or an inline comment names the full path at its own commit.
+
+A blob link's ref is its first segment (``/blob/<sha>/path``), but a branch or tag name
+may hold slashes (``/blob/main2dev/13_08_2026/train.py``): the URL alone cannot say where
+the ref ends. :func:`resolve_cited_paths` asks the repository: when the first segment
+names no commit, the longest run of leading segments that names one of its refs is the
+ref, the rest the path (``git for-each-ref``, once, only when a link needs it).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -23,6 +30,7 @@ def resolve_cited_paths(git: Git, rev: str, findings: Sequence[Finding]) -> list
 
     One ``ls-tree`` when some path needs it, none otherwise.
     """
+    findings = _link_refs(git, findings)
     wanted = {
         cited.path for finding in findings for cited in finding.ranges if cited.source == "prose"
     }
@@ -57,3 +65,47 @@ def _resolved(cited: CitedRange, found: dict[str, str]) -> CitedRange:
         return cited
     path = found.get(cited.path.strip("/"))
     return cited if path is None else replace(cited, path=path)
+
+
+_SHA = re.compile(r"[0-9a-fA-F]{7,64}")
+_REF_PREFIXES = ("refs/heads/", "refs/tags/", "refs/remotes/")
+
+
+def _link_refs(git: Git, findings: Sequence[Finding]) -> list[Finding]:
+    """``findings`` with each blob link whose ref holds slashes split where the ref ends."""
+    doubtful = any(
+        cited.source == "link" and cited.commit and not _SHA.fullmatch(cited.commit)
+        for finding in findings
+        for cited in finding.ranges
+    )
+    if not doubtful:
+        return list(findings)
+    names = _ref_names(git)
+    return [
+        replace(finding, ranges=tuple(_split_ref(cited, names) for cited in finding.ranges))
+        for finding in findings
+    ]
+
+
+def _ref_names(git: Git) -> frozenset[str]:
+    """Every name a ref goes by: ``main2dev/13_08``, ``v1.2``, ``origin/main2dev/13_08``."""
+    names: set[str] = set()
+    for ref in git.lines("for-each-ref", "--format=%(refname)"):
+        for prefix in _REF_PREFIXES:
+            if ref.startswith(prefix):
+                short = ref[len(prefix) :]
+                names.add(short)
+                if prefix == "refs/remotes/" and "/" in short:
+                    names.add(short.split("/", 1)[1])  # origin/x is also reached as x
+    return frozenset(names)
+
+
+def _split_ref(cited: CitedRange, names: frozenset[str]) -> CitedRange:
+    if cited.source != "link" or not cited.commit or _SHA.fullmatch(cited.commit):
+        return cited
+    segments = [cited.commit, *cited.path.split("/")]
+    for cut in range(len(segments) - 1, 0, -1):  # the longest ref first
+        ref = "/".join(segments[:cut])
+        if ref in names:
+            return replace(cited, commit=ref, path="/".join(segments[cut:]))
+    return cited

@@ -34,6 +34,10 @@ MAX_MARKDOWN = 131_072  # twice GitHub's limit on a review body
 
 _HTML_TAG = re.compile(r"<[^<>\n]{0,2000}>")  # bounded: each '<' is looked at once
 _BREAK_TAG = re.compile(r"(?i:<br\s*/?>)")
+# An image's alternative text is what it says: a badge <img alt="P2"> reads "P2".
+_IMAGE_ALT = re.compile(
+    r"""(?i:<img\b[^<>\n]{0,2000}?\balt[ \t]*=[ \t]*(?:"([^"<>\n]{0,200})"|'([^'<>\n]{0,200})'))"""
+)
 _BLOCK_OPENS = ("_open", "fence", "code_block", "html_block", "hr")
 
 
@@ -227,7 +231,7 @@ class _Reader:
             lowered = raw.lower()
             closing = lowered.find("</details")
             summary = lowered.find("<summary")
-            plain = html.unescape(_HTML_TAG.sub("", _BREAK_TAG.sub(" ", raw))).strip()
+            plain = html.unescape(_HTML_TAG.sub("", _BREAK_TAG.sub(" ", _with_alt(raw)))).strip()
             if 0 <= closing < summary or (closing >= 0 and summary < 0):
                 self._add(Line(start, end, "", Role.DETAILS_END))
             if plain:
@@ -321,5 +325,14 @@ def _plain_lines(children: Sequence[Token]) -> list[tuple[str, int, tuple[str, .
             line.add(autolink if autolink and kind == "text" else child.content)
         elif kind == "html_inline" and _BREAK_TAG.fullmatch(child.content.strip()):
             line.add(" ")
+        elif kind == "html_inline" and (alt := _IMAGE_ALT.match(child.content.strip())):
+            line.add(alt.group(1) or alt.group(2) or "")
     lines.append(line.done())
     return lines
+
+
+def _with_alt(raw: str) -> str:
+    """``raw`` HTML with each image's alternative text standing before its tag."""
+    if "<img" not in raw.lower():
+        return raw
+    return _IMAGE_ALT.sub(lambda m: f"{m.group(1) or m.group(2) or ''} {m.group(0)}", raw)
