@@ -305,8 +305,9 @@ def test_announced_follow_ups_are_findings_graded_by_their_lead_in():
     assert (first.id, second.id) == ("R8-1", "R8-2")
     assert {first.severity, second.severity} == {"NON-BLOCKING"}
     assert first.level is Level.LOW
-    assert first.title == (
-        "In kestrel/serving/batcher.py, the close path at line 40 cancels the timer before it"
+    assert first.title == (  # the whole first sentence, over the item's line break
+        "In kestrel/serving/batcher.py, the close path at line 40 cancels the timer before it "
+        "flushes; a comment saying why would help the next reader."
     )
     assert spans(first) == [("kestrel/serving/batcher.py", 40, 40)]
     assert spans(second) == [("tests/serving/test_batcher.py", 12, 18)]

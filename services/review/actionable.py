@@ -24,7 +24,7 @@ _NOUNS = (
 _NOTHING = re.compile(
     r"(?i:\b(?:lgtm|ship[ \t]+it|approved?|approving|thanks?|thank[ \t]+you|agreed|done"
     r"|sounds[ \t]+good|makes[ \t]+sense|well[ \t]+done|great[ \t]+work|nice[ \t]+work"
-    r"|n/a|none|(?:all[ \t]+)?good[ \t]+to[ \t]+(?:go|merge)"
+    r"|n/a|(?:all[ \t]+)?good[ \t]+to[ \t]+(?:go|merge)"
     r"|looks?[ \t]+(?:good|great|fine|right|correct|sane|reasonable|ok(?:ay)?)(?:[ \t]+to[ \t]+me)?"
     r"|looked[ \t]+(?:good|fine|right|correct)|(?:is|are)[ \t]+(?:fine|correct|right)"
     rf"|no\b(?:[ \t]+[\w-]{{1,30}}){{0,4}}?[ \t]+{_NOUNS}\b"
@@ -32,7 +32,9 @@ _NOTHING = re.compile(
     r"|flag|report|do)"
     r"|(?:critical|important|suggestion|high|medium|low|major|minor|nits?|blocking)[ \t]*[:=]"
     r"[ \t]*0\b)"
-    r"|\+1|:\+1:|👍|✅|🚀|🎉)"
+    r"|\+1|:\+1:|👍|✅|🚀|🎉"
+    # "none" alone on a line ("- none"), not a word of prose ("returns None, which ...")
+    r"|(?<![^\n])[ \t]*none[ \t.!]*(?![^\n]))"
 )
 _ASKS = re.compile(
     r"(?i:\b(?:please|should|must|needs?|needed|could|can[ \t]+you|would|consider|instead"

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from syncdesk.services.review.actionable import nothing_to_act_on
 from syncdesk.services.review.reading import Line, Role
-from syncdesk.services.review.severity import SEVERITY, severity_word
+from syncdesk.services.review.severity import SEVERITY, lead_in_severity, severity_word
 
 # "[CRITICAL Correctness]" (not a markdown link "[high](url)", not an alert "[!IMPORTANT]")
 _BRACKET = rf"\[[ \t]*{SEVERITY}([^\[\]\n]{{0,80}})\](?!\()"
@@ -248,16 +248,75 @@ def sentences(text: str) -> list[str]:
 def announces_findings(lead_in: str) -> bool:
     """Whether a list's lead-in makes each of its items a finding ("Two follow-ups:")."""
     lead_in = lead_in.strip()
-    if not lead_in or len(lead_in) > 300 or not _ANNOUNCING.search(lead_in):
+    if not lead_in or len(lead_in) > 300:
+        return False
+    if lead_in.endswith(":") and lead_in_severity(lead_in):  # "Blocking before this lands:"
+        return True
+    if not _ANNOUNCING.search(lead_in):
         return False
     label = len(lead_in.split()) <= 6  # a heading-like label: "Follow-ups", "Nits"
     return (lead_in.endswith(":") or label) and not nothing_to_act_on(lead_in)
 
 
 def first_sentence(text: str) -> str:
-    """A title for a finding that has none: its first sentence, at most 120 characters."""
-    first = next((line.strip() for line in text.split("\n", 20) if line.strip()), "")
-    first = clean_title(_plain(first[:400]))
+    """A title for a finding that has none: its first sentence, at most 200 characters."""
+    # The first paragraph, its lines joined: a sentence may run over a line break.
+    paragraph: list[str] = []
+    for line in text.split("\n", 20)[:20]:
+        if line.strip():
+            paragraph.append(line.strip())
+        elif paragraph:
+            break
+    first = clean_title(_plain(" ".join(paragraph)[:400]))
     end = _SENTENCE_END.search(first)
     sentence = first[: end.end()] if end else first
-    return sentence if len(sentence) <= 120 else sentence[:119].rstrip() + "…"
+    return sentence if len(sentence) <= 200 else sentence[:199].rstrip() + "…"
+
+
+# A heading that grades what it holds: "🔴 Critical", "Minor issues", "P1", "Nitpicks".
+_GRADING_HEADING = re.compile(
+    rf"[^\w\[(]*+[\[(]?{SEVERITY}[\])]?(?:[ \t]+(?:issues?|findings?|problems?|priority"
+    r"|severity|comments?))?[ \t:]*(?:\(\d{1,4}\))?[ \t]*"
+)
+# A bold title's badge or numbering: "P1 Badge ", "1. ", "2) ".
+_BADGE = re.compile(rf"[ \t]*{SEVERITY}[ \t]+(?i:badge)[ \t]+")
+_NUMBERING = re.compile(r"[ \t]*\d{1,3}[.)][ \t]+")
+
+
+def heading_grade(plain: str) -> str:
+    """The severity a heading gives the findings under it ("🔴 Critical"), or ""."""
+    match = _GRADING_HEADING.fullmatch(plain[:200])
+    if match is None:
+        match = _GRADING_HEADING.fullmatch(plain[:200].rstrip("s"))  # "Nits", "Blockers"
+    return severity_word(match.group(1)) if match else ""
+
+
+@dataclass(frozen=True, slots=True)
+class BoldTitle:
+    """A block that opens with a bold title: its severity (a badge), title and the rest."""
+
+    severity: str
+    title: str
+    rest: str
+
+
+def bold_title(line: Line) -> BoldTitle | None:
+    """A block's first line that opens with a bold span (``**1. Title** — path:L3``,
+    ``**![P1 Badge](…) Title**``): the span is a finding's title, its badge its severity.
+    None for any other line, or a bold span that is no title (a lone word, a label with ":")."""
+    if not line.first or line.lead <= 0 or line.role is not Role.TEXT:
+        return None
+    marks = _LEAD.match(line.plain)
+    start = marks.end() if marks else 0
+    title, rest = line.plain[start : line.lead].strip(), line.plain[line.lead :].strip()
+    severity = ""
+    badge = _BADGE.match(title)
+    if badge is not None:
+        severity, title = severity_word(badge.group(1)), title[badge.end() :]
+    numbered = _NUMBERING.match(title)
+    if numbered is not None:
+        title = title[numbered.end() :]
+    title = title.strip().rstrip(":").strip()
+    if len(title.split()) < 2 or len(title) > _MAX_TITLE:
+        return None
+    return BoldTitle(severity, clean_title(title), rest.lstrip("—–-: \t"))

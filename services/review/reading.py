@@ -71,6 +71,7 @@ class Line:
     item: int = -1  # the list item this line opens (an index into Reading.items)
     lead: int = 0
     links: tuple[str, ...] = ()  # link targets written on the line
+    struck: bool = False  # it opens with a struck-through span (~~...~~): withdrawn or done
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,9 +216,10 @@ class _Reader:
         first_line = (inline.map or block.map or [0, 1])[0]
         last_line = (inline.map or block.map or [0, 1])[1] - 1
         plain_lines = _plain_lines(inline.children or [])
-        for number, (plain, lead, links) in enumerate(plain_lines):
+        for number, (plain, lead, links, struck) in enumerate(plain_lines):
             start, end = self._span(min(first_line + number, last_line), first_line + number)
-            self._add(Line(start, end, plain, role, number == 0, heading, -1, lead, links))
+            line = Line(start, end, plain, role, number == 0, heading, -1, lead, links, struck)
+            self._add(line)
         if plain_lines:
             self.preceding = (block.level, plain_lines[-1][0])
 
@@ -254,7 +256,7 @@ class _Reader:
             elif token.type == "tr_open":
                 cells, row_map = [], token.map
             elif token.type == "inline":
-                cells.append(" ".join(line[0] for line in _plain_lines(token.children or [])))
+                cells.append(" ".join(plain[0] for plain in _plain_lines(token.children or [])))
             elif token.type == "tr_close":
                 if in_head:
                     header = tuple(cells)
@@ -276,6 +278,7 @@ class _PlainLine:
     lead: int = 0
     depth: int = 0  # emphasis spans open since the start of the line
     leading: bool = True  # nothing read yet but the text of a leading emphasis span
+    struck: bool = False  # a strike-through span opened before any text
 
     def text(self) -> str:
         return "".join(self.parts).strip()
@@ -294,13 +297,17 @@ class _PlainLine:
             if self.depth == 0:
                 self.lead, self.leading = len(self.text()), False
 
-    def done(self) -> tuple[str, int, tuple[str, ...]]:
-        return self.text(), self.lead if self.depth == 0 else 0, tuple(self.links)
+    def done(self) -> _Plain:
+        return self.text(), self.lead if self.depth == 0 else 0, tuple(self.links), self.struck
 
 
-def _plain_lines(children: Sequence[Token]) -> list[tuple[str, int, tuple[str, ...]]]:
-    """The plain text of an inline run, line by line: (text, lead, link targets)."""
-    lines: list[tuple[str, int, tuple[str, ...]]] = []
+# A line's plain text, its lead, its link targets, and whether it opens struck through.
+_Plain = tuple[str, int, tuple[str, ...], bool]
+
+
+def _plain_lines(children: Sequence[Token]) -> list[_Plain]:
+    """The plain text of an inline run, line by line: (text, lead, link targets, struck)."""
+    lines: list[_Plain] = []
     line = _PlainLine()
     autolink = ""  # the address of the autolink being read
     for child in children:
@@ -314,6 +321,8 @@ def _plain_lines(children: Sequence[Token]) -> list[tuple[str, int, tuple[str, .
                 line.leading = False
             else:
                 line.emphasis(kind.endswith("_open"))
+        elif kind == "s_open" and not line.text():
+            line.struck = True
         elif kind == "link_open" and isinstance(child.attrs.get("href"), str):
             href = str(child.attrs["href"])
             line.links.append(href)

@@ -29,22 +29,30 @@ from dataclasses import dataclass, field
 
 from syncdesk.services.review.actionable import nothing_to_act_on
 from syncdesk.services.review.grammar import (
+    BoldTitle,
     Header,
     LineKind,
     Tag,
     announces_findings,
+    bold_title,
     classify,
     first_sentence,
+    heading_grade,
 )
 from syncdesk.services.review.hints import Hints, PlainText, read_hints
 from syncdesk.services.review.links import blob_ranges, prose_ranges
 from syncdesk.services.review.models import CitedRange, Finding
 from syncdesk.services.review.reading import Line, Reading, Role, read_markdown
-from syncdesk.services.review.severity import prose_severity
-from syncdesk.services.review.tables import IdRow, id_rows
+from syncdesk.services.review.severity import lead_in_severity
+from syncdesk.services.review.tables import CitedRow, IdRow, cited_rows, id_rows
 
 # A bound on the work a hostile text can cause; real reviews stay far below it.
 _MAX_SECTIONS = 1_000  # findings per text; past it, the rest is the last one's body
+# A line that closes the finding it is in: "Resolving.", "Resolved by 6d20ae6", "Fixed in abc1234."
+_RESOLVING = re.compile(
+    r"(?i:(?:resolving|resolved|fixed|addressed|done)(?:[ \t]+(?:by|in)[ \t]+[0-9a-f]{7,40})?)"
+    r"[ \t]*[.!]?"
+)
 _MARKUP_ONLY = re.compile(r"[ \t]*(?:</?[A-Za-z][^<>\n]{0,200}>[ \t]*)+")  # "</details>"
 
 
@@ -63,6 +71,9 @@ class Section:
     limit: int = -1  # where it ends at the latest (its list item's end), -1: no limit
     opener: Role = Role.TEXT  # what opened it: a heading, a <summary>, a line
     heading: int = 0  # the level of the heading that opened it
+    status: str = ""  # "closed" when struck through or marked resolved in its own text
+    titled: bool = False  # opened by a bold title: a tag inside its paragraphs grades nothing
+    cited: tuple[CitedRange, ...] = ()  # what a table row cites in its own columns
 
 
 @dataclass(slots=True)
@@ -94,15 +105,34 @@ def scan_text(text: str) -> Scan:
     has_headers = any(isinstance(kind, Header) for kind in kinds)
     announced = [announces_findings(item.lead_in) for item in reading.items]
     current: Section | None = None
+    graded: tuple[int, str] | None = None  # the heading grading what it holds: (level, word)
     for line, kind in zip(reading.lines, kinds, strict=True):
+        if line.role is Role.HEADING:
+            if graded is not None and line.heading <= graded[0]:
+                graded = None
+            grade = heading_grade(line.plain)
+            if grade:
+                graded = (line.heading, grade)
         if current is not None and 0 <= current.limit < line.start:
             current.end, current = current.limit, None
         if len(scan.sections) >= _MAX_SECTIONS and kind != "trailer":
             continue  # a hostile text: the rest stays in the last finding's body
         in_list = line.item >= 0 and announced[line.item]
-        current = _step(scan, current, line, kind, has_headers=has_headers, in_list=in_list)
+        before = current
+        titled = bold_title(line) if kind is None and not in_list else None
+        if titled is not None and (titled.severity or graded is not None or _cites(titled.rest)):
+            current = _open_titled(scan, current, line, titled, graded)
+        elif isinstance(kind, Tag) and current is not None and current.titled and not line.first:
+            pass  # "Nit: ..." inside a titled finding's paragraph: its words, not a new finding
+        else:
+            current = _step(scan, current, line, kind, has_headers=has_headers, in_list=in_list)
+        if current is not None and current is not before and line.struck:
+            current.status = "closed"  # its opening line is struck through: withdrawn or done
+        elif current is not None and current is before and _RESOLVING.fullmatch(line.plain):
+            current.status = "closed"
     _close(current, len(text))
     scan.rows = id_rows(reading.tables)
+    _add_cited_rows(scan, cited_rows(reading.tables))
     starts = [section.start for section in scan.sections]
     scan.hints = read_hints(scan.plain, lambda offset: _section_at(scan, starts, offset))
     return scan
@@ -139,10 +169,31 @@ def _step(
             return current  # "- none", "- No further comments."
         _close(current, line.start)
         section = Section("", line.start, line.start, limit=item.end)
-        section.severity = prose_severity(item.lead_in)
+        section.severity = lead_in_severity(item.lead_in)
         scan.sections.append(section)
         return section
     return current
+
+
+def _cites(words: str) -> bool:
+    """Whether a bold title's line cites code after it (``— kestrel/serving/batcher.py:L70``)."""
+    return bool(words) and bool(prose_ranges(words))
+
+
+def _open_titled(
+    scan: Scan,
+    current: Section | None,
+    line: Line,
+    titled: BoldTitle,
+    graded: tuple[int, str] | None,
+) -> Section:
+    """A finding opened by a bold title, graded by its badge or the heading above it."""
+    _close(current, line.start)
+    section = Section("", line.start, line.end + 1, title=titled.title, prefix=titled.rest)
+    section.severity = titled.severity or (graded[1] if graded else "")
+    section.titled = True
+    scan.sections.append(section)
+    return section
 
 
 def _ends_at(section: Section, line: Line) -> bool:
@@ -162,7 +213,7 @@ def _open_header(
     if in_list:
         item = scan.reading.items[line.item]
         section.limit = item.end
-        section.severity = section.severity or prose_severity(item.lead_in)
+        section.severity = section.severity or lead_in_severity(item.lead_in)
     scan.sections.append(section)
     return section
 
@@ -215,6 +266,21 @@ def _take_tag(
     return current
 
 
+def _add_cited_rows(scan: Scan, rows: list[CitedRow]) -> None:
+    """Each row of a table that cites code (``| P1 | retry.py | 30-34 | ... |``) as a finding
+    of its own, in the text's order; a finding whose section held the table ends before it."""
+    for row in rows[: max(0, _MAX_SECTIONS - len(scan.sections))]:
+        for section in scan.sections:
+            if section.start < row.start < section.end:
+                section.end = row.start
+        cited = (CitedRange(row.path, row.first, row.last, source="prose"),) if row.first else ()
+        section = Section("", row.start, row.end, row.end, severity=row.severity)
+        section.category, section.title, section.prefix = row.category, row.title, row.text
+        section.cited = cited
+        scan.sections.append(section)
+    scan.sections.sort(key=lambda section: section.start)
+
+
 def _section_at(scan: Scan, starts: list[int], offset: int) -> str:
     at = bisect_right(starts, offset) - 1
     if at >= 0 and offset < scan.sections[at].end:
@@ -235,8 +301,10 @@ def section_finding(
         category=section.category,
         title=section.title or first_sentence(section.prefix or _first_plain(scan, section)),
         body=body,
-        ranges=section_ranges(scan, section.start, section.end, head),
-        status=hint.status if hint else "",
+        ranges=tuple(
+            dict.fromkeys([*section.cited, *section_ranges(scan, section.start, section.end, head)])
+        ),
+        status=hint.status if hint else section.status,
         review_id=review_id,
     )
 
@@ -250,10 +318,14 @@ def _trimmed(body: str) -> str:
 
 
 def _first_plain(scan: Scan, section: Section) -> str:
+    """The plain lines of the section's first block (a sentence may run over a line break)."""
+    block: list[str] = []
     for line in scan.lines_between(section.body_start, section.end):
+        if block and (line.first or line.role is not Role.TEXT):
+            break
         if line.plain and line.role is not Role.ROW:
-            return line.plain
-    return ""
+            block.append(line.plain)
+    return "\n".join(block)
 
 
 def section_ranges(scan: Scan, start: int, end: int, head: str | None) -> tuple[CitedRange, ...]:

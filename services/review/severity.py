@@ -96,3 +96,25 @@ def prose_severity(sentence: str) -> str:
     word = match.group("graded") or match.group("noun")
     word = {"SMALL": "MINOR"}.get(word.upper(), word)
     return severity_word(word)
+
+
+# A list's lead-in that grades its items by its first word ("Blocking before this lands:"),
+# or says they can wait ("Smaller things, fine as a follow-up:", "These can wait:").
+_LEADING_WORD = re.compile(rf"[ \t*_]*{SEVERITY}")
+_CAN_WAIT = re.compile(
+    r"(?i:\b(?:fine|ok(?:ay)?|good)[ \t]+(?:as[ \t]+)?(?:a[ \t]+)?follow[- ]?ups?\b"
+    r"|\bcan[ \t]+(?:wait|be[ \t]+(?:done[ \t]+)?later|follow)\b|\bnot[ \t]+urgent\b)"
+)
+
+
+def lead_in_severity(lead_in: str) -> str:
+    """The severity a list's lead-in gives each of its items, or "": its words on findings
+    (:func:`prose_severity`), a severity word it opens with, or that they can wait
+    (``NON-BLOCKING``)."""
+    found = prose_severity(lead_in)
+    if found:
+        return found
+    leading = _LEADING_WORD.match(lead_in[:300])
+    if leading is not None:
+        return severity_word(leading.group(1))
+    return "NON-BLOCKING" if _CAN_WAIT.search(lead_in[:300]) else ""

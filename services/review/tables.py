@@ -10,8 +10,11 @@ type, component, topic), title (title, summary, finding, issue, problem, concern
 description) and status (status, state, resolution). Every other column is kept in
 the row's text.
 
-Tables without an id column (a closing per-file table, the maintainer's dispositions
-table) give no finding: their rows refer to findings, they are none.
+A table without an id column gives findings only when its rows cite code and say what
+is wrong: a file (or path) column, a lines column or a severity column, and an issue
+column (``| Priority | File | Lines | Issue |``): :func:`cited_rows`. A per-file summary
+(``| File | Description |``) or the maintainer's dispositions table cites no lines and
+grades nothing: its rows describe, they are no findings.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ _COLUMNS = {
     "status": re.compile(r"(?i:status|state|resolution|outcome)"),
 }
 _SEVERITY = re.compile(SEVERITY)
+_FILE_HEADER = re.compile(r"(?i:files?(?:[ \t]*names?)?|filename|path|location)")
+_LINES_HEADER = re.compile(r"(?i:lines?(?:[ \t]*(?:numbers?|range))?|range|ln)")
+_LINES_CELL = re.compile(r"L?(\d{1,9})(?:[ \t]*(?:-|–|—|to)[ \t]*L?(\d{1,9}))?")
 _STATUS = (
     (re.compile(r"(?i:\bsuperseded\b)"), "superseded"),
     (re.compile(r"(?i:\b(?:open|unresolved|pending|outstanding)\b)"), "unresolved"),
@@ -121,3 +127,75 @@ def _cell_id(cell: str) -> str:
     if match.group(3):
         return f"#{int(match.group(3))}"
     return f"{match.group(1)}{int(match.group(2))}"
+
+
+@dataclass(frozen=True, slots=True)
+class CitedRow:
+    """A row of a table without ids that cites code and says what is wrong there."""
+
+    severity: str
+    category: str
+    title: str
+    path: str
+    first: int  # 0: the row names no lines
+    last: int
+    text: str  # the row in words
+    start: int
+    end: int
+
+
+def cited_rows(tables: Sequence[Table]) -> list[CitedRow]:
+    """The rows of the tables without an id column that are findings (see the module)."""
+    found: list[CitedRow] = []
+    for table in tables:
+        if _id_column(table) >= 0:
+            continue
+        header = table.header
+        path = next(
+            (i for i, name in enumerate(header) if _FILE_HEADER.fullmatch(name.strip())), -1
+        )
+        lines = next(
+            (i for i, name in enumerate(header) if _LINES_HEADER.fullmatch(name.strip())), -1
+        )
+        severity = _column(header, _COLUMNS["severity"], -1)
+        title = _column(header, _COLUMNS["title"], -1)
+        if path < 0 or title < 0 or (lines < 0 and severity < 0):
+            continue
+        for row in table.rows:
+            cited = _cited_row(header, row, path, lines, severity, title)
+            if cited is not None:
+                found.append(cited)
+    return found
+
+
+def _cited_row(
+    header: Sequence[str], row: TableRow, path: int, lines: int, severity: int, title: int
+) -> CitedRow | None:
+    where, what = _cell(row.cells, path).strip("`"), _cell(row.cells, title)
+    if not where or not what:
+        return None
+    span = _LINES_CELL.fullmatch(_cell(row.cells, lines).strip())
+    first = int(span.group(1)) if span else 0
+    last = int(span.group(2)) if span and span.group(2) else first
+    graded = _SEVERITY.search(_cell(row.cells, severity))
+    words = [
+        f"{header[i]}: {cell}" if i < len(header) and header[i].strip() else cell
+        for i, cell in enumerate(row.cells)
+        if cell.strip()
+    ]
+    return CitedRow(
+        severity_word(graded.group(1)) if graded else "",
+        _cell(row.cells, _column(header, _COLUMNS["category"], -1)),
+        what,
+        where,
+        min(first, last),
+        max(first, last),
+        "; ".join(words),
+        row.start,
+        row.end,
+    )
+
+
+def _named(header: Sequence[str], pattern: re.Pattern[str]) -> int:
+    """The first column whose whole header ``pattern`` matches, -1 when none does."""
+    return next((i for i, name in enumerate(header) if pattern.fullmatch(name.strip())), -1)
