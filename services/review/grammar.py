@@ -65,7 +65,8 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _ANNOUNCING = re.compile(
     r"(?i:\b(?:follow[- ]?ups?|findings?|issues?|concerns?|comments?|nit(?:pick)?s?|suggestions?"
     r"|problems?|blockers?|questions?|requests?|remarks?|observations?|todos?|action[ \t]+items?"
-    r"|things[ \t]+to[ \t]+(?:fix|change|address|check|consider))\b)"
+    r"|things[ \t]+to[ \t]+(?:fix|change|address|check|consider)"
+    r"|things[ \t]+(?:I|we)(?:['’]ve)?[ \t]+(?:noticed|found|spotted|saw))\b)"
 )
 
 
@@ -102,6 +103,8 @@ def classify(line: Line) -> LineKind | None:
         return "trailer"
     if line.role in (Role.ROW, Role.DETAILS_END):
         return None
+    if line.plain.strip() == "--":  # a mail's signature delimiter: what follows is no review
+        return "trailer"
     plain = _plain(line.plain)
     if not plain:
         return None
@@ -320,3 +323,28 @@ def bold_title(line: Line) -> BoldTitle | None:
     if len(title.split()) < 2 or len(title) > _MAX_TITLE:
         return None
     return BoldTitle(severity, clean_title(title), rest.lstrip("—–-: \t"))
+
+
+# Review-system mail (Gerrit's): "File kestrel/serving/retry.py:" names the file of the
+# threads below it; "PS3, Line 31: <the line quoted>" opens one, on that line.
+_MAIL_FILE = re.compile(r"(?:File|Path)[ \t]+([^\s:][^\s]{0,400}?):")
+_MAIL_THREAD = re.compile(
+    r"(?i:PS|Patch[ \t]+Set[ \t]+)\d{1,4},[ \t]+(?i:Lines?)[ \t]+(\d{1,9})"
+    r"(?:[ \t]*-[ \t]*(\d{1,9}))?:"
+)
+
+
+def mail_file(plain: str) -> str:
+    """The file a review mail's ``File <path>:`` line names, or ""."""
+    match = _MAIL_FILE.fullmatch(plain.strip())
+    return match.group(1) if match else ""
+
+
+def mail_thread(plain: str) -> tuple[int, int] | None:
+    """The lines a review mail's ``PS3, Line 31:`` opens a thread on, or None."""
+    match = _MAIL_THREAD.match(plain.strip())
+    if match is None:
+        return None
+    first = int(match.group(1))
+    last = int(match.group(2)) if match.group(2) else first
+    return min(first, last), max(first, last)

@@ -216,10 +216,12 @@ class _Reader:
         first_line = (inline.map or block.map or [0, 1])[0]
         last_line = (inline.map or block.map or [0, 1])[1] - 1
         plain_lines = _plain_lines(inline.children or [])
-        for number, (plain, lead, links, struck) in enumerate(plain_lines):
-            start, end = self._span(min(first_line + number, last_line), first_line + number)
+        source = first_line
+        for number, (plain, lead, links, struck, spans) in enumerate(plain_lines):
+            start, end = self._span(min(source, last_line), source + spans - 1)
             line = Line(start, end, plain, role, number == 0, heading, -1, lead, links, struck)
             self._add(line)
+            source += spans
         if plain_lines:
             self.preceding = (block.level, plain_lines[-1][0])
 
@@ -279,6 +281,7 @@ class _PlainLine:
     depth: int = 0  # emphasis spans open since the start of the line
     leading: bool = True  # nothing read yet but the text of a leading emphasis span
     struck: bool = False  # a strike-through span opened before any text
+    spans: int = 1  # how many source lines it is read from (a bold title may wrap)
 
     def text(self) -> str:
         return "".join(self.parts).strip()
@@ -298,11 +301,13 @@ class _PlainLine:
                 self.lead, self.leading = len(self.text()), False
 
     def done(self) -> _Plain:
-        return self.text(), self.lead if self.depth == 0 else 0, tuple(self.links), self.struck
+        lead = self.lead if self.depth == 0 else 0
+        return self.text(), lead, tuple(self.links), self.struck, self.spans
 
 
-# A line's plain text, its lead, its link targets, and whether it opens struck through.
-_Plain = tuple[str, int, tuple[str, ...], bool]
+# A line's plain text, its lead, its link targets, whether it opens struck through, and how
+# many source lines it is read from.
+_Plain = tuple[str, int, tuple[str, ...], bool, int]
 
 
 def _plain_lines(children: Sequence[Token]) -> list[_Plain]:
@@ -312,7 +317,12 @@ def _plain_lines(children: Sequence[Token]) -> list[_Plain]:
     autolink = ""  # the address of the autolink being read
     for child in children:
         kind = child.type
-        if kind in ("softbreak", "hardbreak"):
+        if kind == "softbreak" and line.leading and line.depth:
+            # A bold title wrapped over the source's line break ("**[P1] The close() no
+            # longer waits for\nin-flight batches**"): one line, as GitHub shows it.
+            line.add(" ")
+            line.spans += 1
+        elif kind in ("softbreak", "hardbreak"):
             lines.append(line.done())
             line = _PlainLine()
         elif kind in ("strong_open", "em_open", "strong_close", "em_close"):

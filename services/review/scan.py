@@ -38,6 +38,8 @@ from syncdesk.services.review.grammar import (
     classify,
     first_sentence,
     heading_grade,
+    mail_file,
+    mail_thread,
 )
 from syncdesk.services.review.hints import Hints, PlainText, read_hints
 from syncdesk.services.review.links import blob_ranges, prose_ranges
@@ -73,6 +75,7 @@ class Section:
     heading: int = 0  # the level of the heading that opened it
     status: str = ""  # "closed" when struck through or marked resolved in its own text
     titled: bool = False  # opened by a bold title: a tag inside its paragraphs grades nothing
+    thread: bool = False  # a review mail's thread: the next "File <path>:" line ends it
     cited: tuple[CitedRange, ...] = ()  # what a table row cites in its own columns
 
 
@@ -106,6 +109,7 @@ def scan_text(text: str) -> Scan:
     announced = [announces_findings(item.lead_in) for item in reading.items]
     current: Section | None = None
     graded: tuple[int, str] | None = None  # the heading grading what it holds: (level, word)
+    mailed = ""  # the file a review mail's "File <path>:" line named
     for line, kind in zip(reading.lines, kinds, strict=True):
         if line.role is Role.HEADING:
             if graded is not None and line.heading <= graded[0]:
@@ -119,6 +123,16 @@ def scan_text(text: str) -> Scan:
             continue  # a hostile text: the rest stays in the last finding's body
         in_list = line.item >= 0 and announced[line.item]
         before = current
+        thread = mail_thread(line.plain) if mailed and kind is None else None
+        named = mail_file(line.plain) if kind is None else ""
+        if named:
+            mailed = named
+            if current is not None and current.thread:
+                _close(current, line.start)
+                current = None
+        if thread is not None:
+            current = _open_thread(scan, current, line, mailed, thread)
+            continue
         titled = bold_title(line) if kind is None and not in_list else None
         if titled is not None and (titled.severity or graded is not None or _cites(titled.rest)):
             current = _open_titled(scan, current, line, titled, graded)
@@ -173,6 +187,19 @@ def _step(
         scan.sections.append(section)
         return section
     return current
+
+
+def _open_thread(
+    scan: Scan, current: Section | None, line: Line, path: str, lines: tuple[int, int]
+) -> Section:
+    """A review mail's thread (``PS3, Line 31: <the line quoted>``): a finding on those lines
+    of the file named above it; its words start on the next line (the quote is code)."""
+    _close(current, line.start)
+    section = Section("", line.start, line.end + 1)
+    section.cited = (CitedRange(path, lines[0], lines[1], source="prose"),)
+    section.thread = True
+    scan.sections.append(section)
+    return section
 
 
 def _cites(words: str) -> bool:
@@ -336,9 +363,12 @@ def section_ranges(scan: Scan, start: int, end: int, head: str | None) -> tuple[
     """
     links = blob_ranges(scan.text, start, end)
     lines = scan.lines_between(start, end)
+    # A block's lines joined with spaces: "path ... (lines 14-20)" may run over a line break.
+    blocks = "".join(
+        ("\n" if line.first or line.role is not Role.TEXT else " ") + line.plain for line in lines
+    )
     words = "\n".join(
-        [line.plain for line in lines]
-        + [target for line in lines for target in line.links if "://" not in target]
+        [blocks] + [target for line in lines for target in line.links if "://" not in target]
     )
     if end > scan.reading.extent:  # past what was read as markdown
         words += "\n" + scan.text[max(scan.reading.extent, start) : end]
