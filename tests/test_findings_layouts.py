@@ -591,18 +591,7 @@ EXPECTED: dict[str, list[Want]] = {
 }
 EXPECTED[ALL] = [want for wants in EXPECTED.values() for want in wants]
 
-# The layouts the parser does not read right yet (issue 29 stays open for them): each test is
-# expected to fail, strictly, so the day one passes the list must shrink.
-NOT_YET: set[str] = {"walkthrough", "overview", ALL}
-LAYOUTS = [
-    pytest.param(
-        name,
-        marks=pytest.mark.xfail(strict=True, reason="issue 29: not read right yet")
-        if name in NOT_YET
-        else (),
-    )
-    for name in EXPECTED
-]
+LAYOUTS = list(EXPECTED)
 
 # -- comparing ------------------------------------------------------------------------------
 
@@ -710,7 +699,7 @@ def run_findings(*args: str) -> subprocess.CompletedProcess[bytes]:
 def test_the_expectations_are_consistent() -> None:
     # The data itself, before any parser: every range names a fixture file with those lines,
     # and a finding without a reviewer's id can be told from the others by its title.
-    assert list(EXPECTED)[-1] == ALL
+    assert LAYOUTS[-1] == ALL
     for name, wants in EXPECTED.items():
         titles = [title_text(w.title) for w in wants if w.id is None]
         assert len(set(titles)) == len(titles), name

@@ -348,3 +348,41 @@ def mail_thread(plain: str) -> tuple[int, int] | None:
     first = int(match.group(1))
     last = int(match.group(2)) if match.group(2) else first
     return min(first, last), max(first, last)
+
+
+# A collapsed block per file: "<summary>kestrel/serving/batcher.py (1)</summary>".
+_SUMMARY_PATH = re.compile(r"[ \t]*([\w.+-]*[./][\w./+-]*)[ \t]*\(\d{1,5}\)[ \t]*")
+# Under it, a comment that starts with the lines it is about: "40-48: ⚠️ Potential issue".
+_RANGE_LABEL = re.compile(r"[ \t]*L?(\d{1,9})(?:[ \t]*-[ \t]*L?(\d{1,9}))?[ \t]*:[ \t]*")
+
+
+def summary_path(plain: str) -> str:
+    """The file a ``<summary>`` names with its count of comments ("batcher.py (1)"), or ""."""
+    match = _SUMMARY_PATH.fullmatch(plain[:500])
+    return match.group(1) if match else ""
+
+
+@dataclass(frozen=True, slots=True)
+class RangeLabel:
+    """A comment that opens with the lines it is about (``40-48``): the lines, the severity
+    its labels give, and its title when the line holds one."""
+
+    first: int
+    last: int
+    severity: str
+    title: str
+
+
+def range_label(plain: str) -> RangeLabel | None:
+    """``40-48: ⚠️ Potential issue | 🟠 Major`` or ``12-14: Spell the key prefix once.``."""
+    match = _RANGE_LABEL.match(plain[:500])
+    if match is None:
+        return None
+    first = int(match.group(1))
+    last = int(match.group(2)) if match.group(2) else first
+    rest = plain[match.end() :].replace("_", " ").strip()  # "_🟠 Major_": italics kept as written
+    graded = re.search(SEVERITY, rest)
+    # "Potential issue | Major" are labels; a sentence after the range is the title.
+    title = "" if "|" in rest or len(rest.split()) < 3 else first_sentence(rest)
+    severity = severity_word(graded.group(1)) if graded and not title else ""
+    return RangeLabel(min(first, last), max(first, last), severity, title)

@@ -32,6 +32,7 @@ from syncdesk.services.review.grammar import (
     BoldTitle,
     Header,
     LineKind,
+    RangeLabel,
     Tag,
     announces_findings,
     bold_title,
@@ -40,6 +41,8 @@ from syncdesk.services.review.grammar import (
     heading_grade,
     mail_file,
     mail_thread,
+    range_label,
+    summary_path,
 )
 from syncdesk.services.review.hints import Hints, PlainText, read_hints
 from syncdesk.services.review.links import blob_ranges, prose_ranges
@@ -76,6 +79,7 @@ class Section:
     status: str = ""  # "closed" when struck through or marked resolved in its own text
     titled: bool = False  # opened by a bold title: a tag inside its paragraphs grades nothing
     thread: bool = False  # a review mail's thread: the next "File <path>:" line ends it
+    depth: int = 0  # how many <details> blocks held it when it opened
     cited: tuple[CitedRange, ...] = ()  # what a table row cites in its own columns
 
 
@@ -110,6 +114,8 @@ def scan_text(text: str) -> Scan:
     current: Section | None = None
     graded: tuple[int, str] | None = None  # the heading grading what it holds: (level, word)
     mailed = ""  # the file a review mail's "File <path>:" line named
+    details: list[tuple[str, str]] = []  # the open <details> blocks: (file named, grade)
+    files_open = 0  # how many of them name a file (counted: a hostile text nests thousands)
     for line, kind in zip(reading.lines, kinds, strict=True):
         if line.role is Role.HEADING:
             if graded is not None and line.heading <= graded[0]:
@@ -122,7 +128,19 @@ def scan_text(text: str) -> Scan:
         if len(scan.sections) >= _MAX_SECTIONS and kind != "trailer":
             continue  # a hostile text: the rest stays in the last finding's body
         in_list = line.item >= 0 and announced[line.item]
+        if line.role is Role.SUMMARY:
+            details.append((summary_path(line.plain), heading_grade(line.plain)))
+            files_open += bool(details[-1][0])
+        elif line.role is Role.DETAILS_END and details:
+            files_open -= bool(details.pop()[0])
+            if current is not None and current.depth > len(details):
+                _close(current, line.start)  # the file's block that held it is closed
+                current = None
         before = current
+        labelled = _file_comment(line) if kind is None and files_open else None
+        if labelled is not None:
+            current = _open_file_comment(scan, current, line, details, labelled)
+            continue
         thread = mail_thread(line.plain) if mailed and kind is None else None
         named = mail_file(line.plain) if kind is None else ""
         if named:
@@ -132,6 +150,9 @@ def scan_text(text: str) -> Scan:
                 current = None
         if thread is not None:
             current = _open_thread(scan, current, line, mailed, thread)
+            continue
+        if kind is None and not in_list and _citation_label(line):
+            current = _open_cited(scan, current, line)
             continue
         titled = bold_title(line) if kind is None and not in_list else None
         if titled is not None and (titled.severity or graded is not None or _cites(titled.rest)):
@@ -145,6 +166,13 @@ def scan_text(text: str) -> Scan:
         elif current is not None and current is before and _RESOLVING.fullmatch(line.plain):
             current.status = "closed"
     _close(current, len(text))
+    # A unit opened by its shape alone (a bold title, a file's comment) that only praises
+    # ("Keeping dev's default is right. LGTM.") is no finding.
+    scan.sections = [
+        section
+        for section in scan.sections
+        if not (section.titled and nothing_to_act_on(scan.text[section.start : section.end]))
+    ]
     scan.rows = id_rows(reading.tables)
     _add_cited_rows(scan, cited_rows(reading.tables))
     starts = [section.start for section in scan.sections]
@@ -189,6 +217,35 @@ def _step(
     return current
 
 
+def _file_comment(line: Line) -> RangeLabel | None:
+    """A block opening with a range (``40-48:``), inside a ``<details>`` that names a file."""
+    if not line.first or line.role is not Role.TEXT:
+        return None
+    return range_label(line.plain)
+
+
+def _open_file_comment(
+    scan: Scan,
+    current: Section | None,
+    line: Line,
+    details: list[tuple[str, str]],
+    label: RangeLabel,
+) -> Section:
+    """A per-file comment of a collapsed review: a finding on those lines of the file the
+    innermost ``<summary>`` names, graded by its labels or the block that groups it
+    ("Nitpick comments"); a comment with nothing to act on ("... LGTM.") is none."""
+    _close(current, line.start)
+    path = next(path for path, _ in reversed(details) if path)
+    grade = next((grade for _, grade in reversed(details) if grade), "")
+    section = Section("", line.start, line.end + 1, title=label.title)
+    section.severity = label.severity or grade
+    section.cited = (CitedRange(path, label.first, label.last, source="prose"),)
+    section.depth = len(details)
+    section.titled = True
+    scan.sections.append(section)
+    return section
+
+
 def _open_thread(
     scan: Scan, current: Section | None, line: Line, path: str, lines: tuple[int, int]
 ) -> Section:
@@ -198,6 +255,28 @@ def _open_thread(
     section = Section("", line.start, line.end + 1)
     section.cited = (CitedRange(path, lines[0], lines[1], source="prose"),)
     section.thread = True
+    scan.sections.append(section)
+    return section
+
+
+_LABEL_REST = re.compile(r"[\s`*_:#L\d.,;()\[\]–—-]*")
+
+
+def _citation_label(line: Line) -> bool:
+    """The range a block names when its first line is only a citation (``**blocks.py:50**``,
+    a per-file entry of an overview): the finding it opens is what follows it."""
+    if not line.first or line.role is not Role.TEXT or len(line.plain) > 300:
+        return False
+    cited = prose_ranges(line.plain)
+    rest = line.plain.replace(cited[0].path, "", 1) if len(cited) == 1 else "x"
+    return _LABEL_REST.fullmatch(rest) is not None
+
+
+def _open_cited(scan: Scan, current: Section | None, line: Line) -> Section:
+    """A finding opened by a line that only cites code: its words are the lines after it
+    (the line's own range is read with the section's, as any citation in it)."""
+    _close(current, line.start)
+    section = Section("", line.start, line.end + 1)
     scan.sections.append(section)
     return section
 
@@ -274,14 +353,18 @@ def _take_tag(
     In a text with headers, a later tag inside a finding grades it rather than splitting
     it, unless it opens a list item of an announced list or a block in bold.
     """
+    # A block opening with a bold tag ("**blocking:** ...") after a finding with no
+    # reviewer's id is a unit of its own, headers elsewhere in the text or not.
+    opens_unit = current is not None and not current.id and line.first and line.lead > 0
+    bold = tag.bold or opens_unit
     joins = current is not None and (not tag.severity or (current.severity and has_headers))
-    if current is not None and joins and not in_list and not tag.bold:
+    if current is not None and joins and not in_list and not bold:
         current.category = current.category or tag.category
         return current
     if not tag.severity:  # a "Category:" line outside any finding
         return current
     opens_body = current is not None and not scan.text[current.body_start : line.start].strip()
-    if current is None or current.severity or in_list or (tag.bold and not opens_body):
+    if current is None or current.severity or in_list or (bold and not opens_body):
         _close(current, line.start)
         current = Section("", line.start, line.end + 1, prefix=tag.rest)
         if line.item >= 0:
