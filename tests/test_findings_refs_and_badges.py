@@ -48,3 +48,10 @@ def test_a_badge_images_alternative_text_is_the_severity() -> None:
     (finding,) = parse_text(text)
     assert finding.id == "R1" and finding.severity == "P2"
     assert level_of(finding.severity) == "medium"
+
+
+def test_a_review_systems_link_to_a_line_cites_that_line_of_that_file() -> None:
+    url = "https://review.example.dev/c/kestrel/+/4242/3/kestrel/serving/retry.py@31"
+    (finding,) = parse_text(f"F2 — The loop never stops\n\nSee {url} for the loop.")
+    (cited,) = finding.ranges
+    assert (cited.path, cited.start, cited.end) == ("kestrel/serving/retry.py", 31, 31)

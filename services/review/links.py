@@ -73,6 +73,26 @@ def _blob_range(url: str) -> CitedRange | None:
     return CitedRange(path, start, end, commit=unquote(parts[4], errors="replace"))
 
 
+# A review system's link to a file's line: Gerrit's ".../+/<change>/<patch set>/<path>@<line>".
+_AT_LINE = re.compile(r"/\+/\d{1,12}/\d{1,6}/([^@#?\s]{1,1000})@(\d{1,9})")
+
+
+def review_system_ranges(text: str, start: int, end: int, head: str | None) -> list[CitedRange]:
+    """Every review-system link ``.../+/4242/3/kestrel/serving/retry.py@31`` in
+    ``text[start:end]``: that line of that file, at ``head`` (the link names a patch set, not
+    a commit)."""
+    if text.find("/+/", start, end) < 0:
+        return []
+    found = []
+    for url in islice(_URL.finditer(text, start, end), _MAX_LINKS):
+        match = _AT_LINE.search(url.group())
+        path = _path(unquote(match.group(1), errors="replace")) if match else None
+        if match is not None and path is not None and int(match.group(2)) >= 1:
+            line = int(match.group(2))
+            found.append(CitedRange(path, line, line, commit=head, source="prose"))
+    return found
+
+
 def prose_ranges(text: str, head: str | None = None) -> list[CitedRange]:
     """Every line range ``text`` cites in prose, in order, at commit ``head`` (None: the head).
 

@@ -45,7 +45,7 @@ from syncdesk.services.review.grammar import (
     summary_path,
 )
 from syncdesk.services.review.hints import Hints, PlainText, read_hints
-from syncdesk.services.review.links import blob_ranges, prose_ranges
+from syncdesk.services.review.links import blob_ranges, prose_ranges, review_system_ranges
 from syncdesk.services.review.models import CitedRange, Finding
 from syncdesk.services.review.reading import Line, Reading, Role, read_markdown
 from syncdesk.services.review.severity import lead_in_severity
@@ -58,6 +58,7 @@ _RESOLVING = re.compile(
     r"(?i:(?:resolving|resolved|fixed|addressed|done)(?:[ \t]+(?:by|in)[ \t]+[0-9a-f]{7,40})?)"
     r"[ \t]*[.!]?"
 )
+_AT_LINK = re.compile(r"[ \t]*https?://\S{1,2000}@\d{1,9}[ \t]*")  # a mail's link to a line
 _MARKUP_ONLY = re.compile(r"[ \t]*(?:</?[A-Za-z][^<>\n]{0,200}>[ \t]*)+")  # "</details>"
 
 
@@ -141,6 +142,9 @@ def scan_text(text: str) -> Scan:
         if labelled is not None:
             current = _open_file_comment(scan, current, line, details, labelled)
             continue
+        if mailed and current is not None and _AT_LINK.fullmatch(line.plain):
+            _close(current, line.start)  # a mail thread's own link, on the line above it
+            current = None
         thread = mail_thread(line.plain) if mailed and kind is None else None
         named = mail_file(line.plain) if kind is None else ""
         if named:
@@ -444,7 +448,7 @@ def section_ranges(scan: Scan, start: int, end: int, head: str | None) -> tuple[
     A prose citation that only repeats a link's lines (a link's own text,
     ``[a.py#L3-L9](https://.../blob/.../lumen/a.py#L3-L9)``) is the link's.
     """
-    links = blob_ranges(scan.text, start, end)
+    links = blob_ranges(scan.text, start, end) + review_system_ranges(scan.text, start, end, head)
     lines = scan.lines_between(start, end)
     # A block's lines joined with spaces: "path ... (lines 14-20)" may run over a line break.
     blocks = "".join(
