@@ -304,3 +304,20 @@ def test_pagination_pointed_at_another_host_is_one_line_naming_it(
     assert "\n" not in message
     asked = [r for r in sandbox.requests if r["path"].endswith(f"/pulls/{PR}/commits")]
     assert len(asked) == 2  # the test's own read, and the client's first page: no second
+
+
+def test_a_finding_whose_threads_github_shows_resolved_is_closed(world: DemoFacts) -> None:
+    scenario = demo_scenario(world)
+    with Sandbox(scenario) as running:
+        before = load_findings(_session(world), _link(running))
+    inline = [v.finding for v in before.views if v.finding.comment_ids and not v.finding.status]
+    assert inline, "the demo has inline findings with no status of their own"
+    target = inline[0]
+    pull = next(p for p in scenario.pulls if p.number == PR)
+    pull.resolved_threads = list(target.comment_ids)
+    with Sandbox(scenario) as running:
+        after = {v.finding.id: v for v in load_findings(_session(world), _link(running)).views}
+    assert after[target.id].finding.status == "closed"
+    assert after[target.id].resolved_threads == len(target.comment_ids)
+    assert after[target.id].suggested is Disposition.CLOSED
+    assert all(after[f.id].finding.status == f.status for f in inline[1:])

@@ -91,14 +91,27 @@ def load_findings(
     notes.extend(traced.notes)
     if (ours := ours_summary(traced.ours)) is not None:
         notes.append(f"counted as ours: {ours}")
-    views = [
-        replace(view, resolved_threads=_resolved(view.finding, threads)) for view in traced.views
-    ]
+    views = [_with_threads(view, threads) for view in traced.views]
     book = load_book(git, link.target.full_name, pr.number)
     if book.note:
         notes.append(book.note)
     found = GitHubLink(link.target, link.token, pr.number, link.codecov_url)
     return FindingsData(found, pr, tuple(views), book, refs.head, tuple(notes))
+
+
+def _with_threads(view: FindingView, threads: dict[int, ThreadState]) -> FindingView:
+    """``view`` with how many of its inline threads GitHub shows resolved; a finding whose
+    every thread is resolved there, and whose text says nothing of its status, is closed."""
+    resolved = _resolved(view.finding, threads)
+    finding = view.finding
+    if finding.comment_ids and resolved == len(finding.comment_ids) and not finding.status:
+        finding = replace(finding, status="closed")
+        reason = "GitHub shows every inline thread of this finding resolved"
+        return replace(
+            view, finding=finding, resolved_threads=resolved,
+            suggested=Disposition.CLOSED, reason=reason,
+        )  # fmt: skip
+    return replace(view, resolved_threads=resolved)
 
 
 def _resolved(finding: Finding, threads: dict[int, ThreadState]) -> int:
