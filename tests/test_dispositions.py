@@ -100,3 +100,19 @@ def test_the_reply_is_a_table_that_review_text_cannot_break() -> None:
     assert "5 (abcdef1)" in text
     assert markdown_cell("a\x1b[31mb") == "a [31mb"
     assert thread_reply(rows[1]).startswith("Fix here (repair commit). lines from the repair")
+
+
+def test_the_reply_says_how_to_read_the_labels_the_desk_gave() -> None:
+    rows = [
+        ReplyRow(
+            Finding("R01", "P1", "", "Close drops the batch", ""), "main", Disposition.FIX_ON_MAIN
+        ),
+        ReplyRow(Finding("R9-2", "", "", "Bound the queue", ""), "dev", Disposition.FIX_HERE),
+        ReplyRow(Finding("C77", "", "", "Typo", ""), "dev", Disposition.FIX_HERE),
+    ]
+    text = compose_reply("0123456789abcdef", rows, [])
+    assert "R<review>-<n> is the n-th finding of that review's text" in text
+    assert "C<comment> is an inline comment" in text
+    assert "T<n>" not in text  # no such label here
+    only_reviewers = compose_reply("0123456789abcdef", rows[:1], [])
+    assert "labelled here" not in only_reviewers  # every id is the reviewer's own

@@ -8,6 +8,7 @@ line breaks become spaces, and an ``@`` gets a zero-width joiner after it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -61,6 +62,12 @@ def compose_reply(head_sha: str, rows: Sequence[ReplyRow], reviews: Sequence[Rev
         lines.append(
             f"| {markdown_cell(name)} | {markdown_cell(row.evidence)} | {label(row.disposition)} |"
         )
+    generated = sorted({_kind(row.finding.id) for row in rows} - {""})
+    if generated:
+        lines += [
+            "",
+            "Findings the reviewers gave no id are labelled here: " + "; ".join(generated) + ".",
+        ]
     notes = [row for row in rows if row.note.strip()]
     if notes:
         lines += ["", "Notes:", ""]
@@ -74,3 +81,18 @@ def thread_reply(row: ReplyRow) -> str:
     if row.note.strip():
         text += f"\n\n{markdown_cell(row.note)}"
     return text
+
+
+_REVIEWERS_ID = re.compile(r"(?:[FR]|#)\d+")
+_GENERATED = (
+    (re.compile(r"R\d+-\d+"), "R<review>-<n> is the n-th finding of that review's text"),
+    (re.compile(r"C\d+"), "C<comment> is an inline comment, by its id"),
+    (re.compile(r"T\d+"), "T<n> is the n-th finding of the text"),
+)
+
+
+def _kind(finding_id: str) -> str:
+    """How a label the desk gave is read ("" for a reviewer's own id)."""
+    if _REVIEWERS_ID.fullmatch(finding_id):
+        return ""
+    return next((said for pattern, said in _GENERATED if pattern.fullmatch(finding_id)), "")
