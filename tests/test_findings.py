@@ -700,7 +700,7 @@ def test_cli_json(tmp_path):
     assert list(data) == ["findings"]
     assert [f["id"] for f in data["findings"]] == ["F4", "F5", "F7"]
     f5 = data["findings"][1]
-    assert list(f5) == ["id", "severity", "level", "category", "title", "ranges", "status"]
+    assert list(f5) == ["id", "label", "severity", "level", "category", "title", "ranges", "status"]
     assert f5["ranges"][0] == {
         "path": "lumen/inference/engine.py",
         "start": 40,

@@ -722,3 +722,12 @@ def test_a_prose_review_on_the_command_line_is_one_finding():
 )
 def test_every_shape_the_command_names_parses(example):
     assert review_findings(example)
+
+
+def test_an_id_keeps_the_reviewers_spelling_and_rounds_still_match() -> None:
+    first = Review(1, "bot", "COMMENTED", "R01 — Bound the queue\n\nIt grows.", "a" * 40, "t1")
+    later = Review(2, "bot", "COMMENTED", "R1 — Bound the queue\n\nStill grows.", "a" * 40, "t2")
+    (finding,) = collect_findings([first, later], [])
+    assert (finding.id, finding.label) == ("R1", "R01")  # one finding, shown as first written
+    (plain,) = parse_text("F3 — Rename tmp2")
+    assert plain.label == "F3"

@@ -70,7 +70,7 @@ def test_json_adds_origins_per_range_and_the_suggestion_per_finding(built: DevMe
     assert data["ours"]["from_dev"] == [shas[n] for n in ("pr_one", "pr_two", "pr_three")]
     f1, f2, f3, f4 = data["findings"]
     assert list(f1) == [
-        "id", "severity", "level", "category", "title", "ranges", "status",
+        "id", "label", "severity", "level", "category", "title", "ranges", "status",
         "suggested", "suggested_reason",
     ]  # fmt: skip
     assert all(list(r) == RANGE_KEYS for f in data["findings"] for r in f["ranges"])

@@ -30,6 +30,7 @@ def findings_json(data: FindingsData) -> dict[str, Any]:
         findings.append(
             {
                 "id": finding.id,
+                "label": finding.label,
                 "severity": finding.severity,
                 "category": one_line(finding.category),
                 "title": one_line(finding.title),
@@ -139,7 +140,7 @@ def findings_text(data: FindingsData) -> str:
     for view in data.views:
         finding = view.finding
         lines.append(
-            f"  {one_line(finding.id):<6} {one_line(finding.severity):<10} "
+            f"  {one_line(finding.label):<6} {one_line(finding.severity):<10} "
             f"{label(data.disposition(view)):<24} {view.summary or '-'}  {one_line(finding.title)}"
         )
     lines += [f"note: {one_line(note)}" for note in data.notes]

@@ -92,6 +92,7 @@ class Header:
     tag: Tag | None
     title: str
     rest: str = ""
+    written: str = ""  # the id as spelled ("R01"), when it differs from ``id``
 
 
 LineKind = Header | Tag | str  # str: "trailer"
@@ -190,7 +191,10 @@ def _header(plain: str, tag: Tag | None, lead: int) -> Header | None:
     if len(title) > _MAX_TITLE and not own:
         return None
     title, tag, rest = _title_tag(title, tag, rest)
-    return Header(_normal_id(match), tag, clean_title(title), rest)
+    normal = _normal_id(match)
+    spelled = match.group("letter") + match.group("number") if match.group("letter") else ""
+    written = spelled if spelled and spelled != normal else ""
+    return Header(normal, tag, clean_title(title), rest, written)
 
 
 def _title_tag(title: str, tag: Tag | None, rest: str) -> tuple[str, Tag | None, str]:

@@ -78,6 +78,12 @@ class Finding:
     status: str = ""
     review_id: int | None = None
     comment_ids: tuple[int, ...] = ()
+    written: str = ""  # the id as the reviewer spelled it ("R01"), when it differs from ``id``
+
+    @property
+    def label(self) -> str:
+        """The id as the reviewer wrote it (``R01``); ``id`` (``R1``) is what rounds match by."""
+        return self.written or self.id
 
     @property
     def level(self) -> Level:

@@ -298,4 +298,5 @@ def _merge(old: Finding, new: Finding) -> Finding:
         status=status,
         review_id=new.review_id if new.review_id is not None else old.review_id,
         comment_ids=tuple(dict.fromkeys([*old.comment_ids, *new.comment_ids])),
+        written=old.written or new.written,  # the first spelling the reviewer used
     )

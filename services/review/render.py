@@ -23,6 +23,7 @@ def findings_to_json(findings: Sequence[Finding]) -> dict[str, Any]:
         "findings": [
             {
                 "id": finding.id,
+                "label": finding.label,
                 "severity": finding.severity,
                 "level": finding.level.value,
                 "category": one_line(finding.category),
@@ -57,7 +58,7 @@ def findings_to_text(findings: Sequence[Finding]) -> str:
 def finding_line(finding: Finding) -> str:
     """``F3 [IMPORTANT Correctness] (unresolved) Title``, every part made visible."""
     tag = " ".join(part for part in (finding.severity, finding.category) if part)
-    line = one_line(finding.id) + (f" [{one_line(tag)}]" if tag else "")
+    line = one_line(finding.label) + (f" [{one_line(tag)}]" if tag else "")
     line += f" ({finding.status})" if finding.status else ""
     return f"{line} {one_line(finding.title)}".rstrip()
 

@@ -58,7 +58,7 @@ def compose_reply(head_sha: str, rows: Sequence[ReplyRow], reviews: Sequence[Rev
     lines += ["| Finding | Origin | Disposition |", "|---|---|---|"]
     for row in rows:
         finding = row.finding
-        name = f"{finding.id} {finding.title}".strip()
+        name = f"{finding.label} {finding.title}".strip()
         lines.append(
             f"| {markdown_cell(name)} | {markdown_cell(row.evidence)} | {label(row.disposition)} |"
         )
@@ -71,7 +71,9 @@ def compose_reply(head_sha: str, rows: Sequence[ReplyRow], reviews: Sequence[Rev
     notes = [row for row in rows if row.note.strip()]
     if notes:
         lines += ["", "Notes:", ""]
-        lines += [f"- {markdown_cell(row.finding.id)}: {markdown_cell(row.note)}" for row in notes]
+        lines += [
+            f"- {markdown_cell(row.finding.label)}: {markdown_cell(row.note)}" for row in notes
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -81,6 +81,7 @@ class Section:
     titled: bool = False  # opened by a bold title: a tag inside its paragraphs grades nothing
     thread: bool = False  # a review mail's thread: the next "File <path>:" line ends it
     depth: int = 0  # how many <details> blocks held it when it opened
+    written: str = ""  # the reviewer's spelling of its id ("R01"), when it differs
     cited: tuple[CitedRange, ...] = ()  # what a table row cites in its own columns
 
 
@@ -317,6 +318,7 @@ def _open_header(
     tag = header.tag or _lone_tag(scan, current, line.start)
     _close(current, line.start)
     section = Section(header.id, line.start, line.end + 1, title=header.title, prefix=header.rest)
+    section.written = header.written
     section.opener, section.heading = line.role, line.heading
     if tag is not None:
         section.severity, section.category = tag.severity, tag.category
@@ -420,6 +422,7 @@ def section_finding(
         ),
         status=hint.status if hint else section.status,
         review_id=review_id,
+        written=section.written,
     )
 
 

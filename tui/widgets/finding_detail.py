@@ -23,7 +23,7 @@ def render_detail(view: FindingView, decided: Decision | None) -> Text:
     """The detail pane's text; everything from the review is literal."""
     finding = view.finding
     text = Text()
-    head = " · ".join(part for part in (finding.id, finding.severity, finding.category) if part)
+    head = " · ".join(part for part in (finding.label, finding.severity, finding.category) if part)
     text.append(one_line(head), "bold")
     if finding.status:
         text.append(f"  ({finding.status} in the review)", "italic")

@@ -72,7 +72,7 @@ class FindingsTable(DataTable[Text]):
             else:
                 disposition = Text(f"({label(view.suggested)})", "dim italic")
             cells = {
-                "id": Text(one_line(finding.id)),
+                "id": Text(one_line(finding.label)),
                 "severity": Text(
                     one_line(finding.severity), SEVERITY_STYLES.get(finding.severity, "")
                 ),
