@@ -731,3 +731,30 @@ def test_an_id_keeps_the_reviewers_spelling_and_rounds_still_match() -> None:
     assert (finding.id, finding.label) == ("R1", "R01")  # one finding, shown as first written
     (plain,) = parse_text("F3 — Rename tmp2")
     assert plain.label == "F3"
+
+
+def test_more_structural_units_a_reviewer_writes() -> None:
+    # Variations of the layouts corpus's shapes, written after it: the kind then the grade
+    # of a file's comment (the grade wins), a table whose location column holds path:lines,
+    # bold titles under a heading that announces findings, and a bold title that only praises.
+    walkthrough = (
+        "<details>\n<summary>src/app/server.py (1)</summary><blockquote>\n\n"
+        "`5`: _🛠️ Refactor suggestion_ | _🟡 Minor_\n\n**Name the magic number.**\n\n"
+        "The 30 is a timeout in seconds.\n\n</blockquote></details>\n"
+    )
+    (comment,) = review_findings(walkthrough)
+    assert (comment.severity, comment.title) == ("MINOR", "Name the magic number.")
+    assert [(r.path, r.start, r.end) for r in comment.ranges] == [("src/app/server.py", 5, 5)]
+    table = (
+        "| Severity | Location | Description |\n|---|---|---|\n"
+        "| High | src/app/server.py:12-14 | The handler leaks the socket. |\n"
+    )
+    (row,) = review_findings(table)
+    assert row.severity == "HIGH" and [(r.start, r.end) for r in row.ranges] == [(12, 14)]
+    announced = (
+        "## Issues\n\n**Socket leak in the handler** — src/app/server.py:12\n\nIt stays open.\n\n"
+        "**Unused import in the util module**\n\n`os` is imported but never used.\n"
+    )
+    titles = [f.title for f in review_findings(announced)]
+    assert titles == ["Socket leak in the handler", "Unused import in the util module"]
+    assert review_findings("**Nice cleanup of the retry helper**\n\nReads better. LGTM.\n") == []

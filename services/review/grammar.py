@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from itertools import islice
 
 from syncdesk.services.review.actionable import nothing_to_act_on
 from syncdesk.services.review.reading import Line, Role
@@ -385,8 +386,9 @@ def range_label(plain: str) -> RangeLabel | None:
     first = int(match.group(1))
     last = int(match.group(2)) if match.group(2) else first
     rest = plain[match.end() :].replace("_", " ").strip()  # "_🟠 Major_": italics kept as written
-    graded = re.search(SEVERITY, rest)
+    # "Refactor suggestion | Minor": the kind, then the grade; the last word on the scale wins.
+    graded = list(islice(re.finditer(SEVERITY, rest), 20))
     # "Potential issue | Major" are labels; a sentence after the range is the title.
     title = "" if "|" in rest or len(rest.split()) < 3 else first_sentence(rest)
-    severity = severity_word(graded.group(1)) if graded and not title else ""
+    severity = severity_word(graded[-1].group(1)) if graded and not title else ""
     return RangeLabel(min(first, last), max(first, last), severity, title)

@@ -114,7 +114,8 @@ def scan_text(text: str) -> Scan:
     has_headers = any(isinstance(kind, Header) for kind in kinds)
     announced = [announces_findings(item.lead_in) for item in reading.items]
     current: Section | None = None
-    graded: tuple[int, str] | None = None  # the heading grading what it holds: (level, word)
+    # The heading announcing or grading what it holds: (its level, its severity word or "").
+    graded: tuple[int, str] | None = None
     mailed = ""  # the file a review mail's "File <path>:" line named
     details: list[tuple[str, str]] = []  # the open <details> blocks: (file named, grade)
     files_open = 0  # how many of them name a file (counted: a hostile text nests thousands)
@@ -123,7 +124,7 @@ def scan_text(text: str) -> Scan:
             if graded is not None and line.heading <= graded[0]:
                 graded = None
             grade = heading_grade(line.plain)
-            if grade:
+            if grade or announces_findings(line.plain):  # "🔴 Critical", "Issues", "Findings"
                 graded = (line.heading, grade)
         if current is not None and 0 <= current.limit < line.start:
             current.end, current = current.limit, None
