@@ -7,6 +7,13 @@ and walks its plain lines with the line grammar (:mod:`~syncdesk.services.review
   or starts one with a generated id (a tag alone above a header is that header's);
 - an item of a list whose lead-in announces findings ("Two non-blocking follow-ups:")
   starts a section, graded by the lead-in, that ends with the item;
+- the structural units a review is made of open one too (``docs/findings.md``, "What opens a
+  finding"): a block opening with a bold title (a badge, a heading that grades or announces
+  what it holds, or a citation after it), a line that only cites code, a file's comment
+  under a ``<summary>`` naming the file (``40-48: ...``), a review mail's thread
+  (``File path:`` then ``PS3, Line 31:``), and a row of a table whose columns cite code;
+  such a unit that only praises is none, and one opening struck through, or holding a line
+  that only says "Resolving.", is closed;
 - a section ends at the next one, at a trailer or a thematic break, at the ``</details>``
   that closes the block whose ``<summary>`` opened it, at a heading that is not a
   finding's (unless it is a sub-heading of the finding's own), and at the end of the
@@ -269,8 +276,8 @@ _LABEL_REST = re.compile(r"[\s`*_:#L\d.,;()\[\]–—-]*")
 
 
 def _citation_label(line: Line) -> bool:
-    """The range a block names when its first line is only a citation (``**blocks.py:50**``,
-    a per-file entry of an overview): the finding it opens is what follows it."""
+    """Whether a block's first line is only a citation (``**blocks.py:50**``, a per-file
+    entry of an overview): it opens a finding, whose words are what follows it."""
     if not line.first or line.role is not Role.TEXT or len(line.plain) > 300:
         return False
     cited = prose_ranges(line.plain)
