@@ -90,6 +90,21 @@ SHAPES = (
         ("| ID | Priority | Title |\n|---|---|---|\n| R07 | Important | Bound the queue |",),
     ),
     Shape(
+        "a bold title under a heading that grades it, or with a badge",
+        (
+            "### 🔴 Critical\n\n**1. Bound the queue** — engine.py:12",
+            "**![P1 Badge](https://img.shields.io/badge/P1-orange) Bound the queue**",
+        ),
+    ),
+    Shape(
+        "a table row that cites code and says what is wrong",
+        ("| Priority | File | Lines | Issue |\n|---|---|---|---|\n| P1 | a.py | 12 | Bound it |",),
+    ),
+    Shape(
+        "a comment under a file's collapsed block, opening with its lines",
+        ("<details><summary>engine.py (1)</summary>\n\n`12-14`: Bound the queue here.\n",),
+    ),
+    Shape(
         "a status hint on an earlier finding",
         ("This is unresolved prior F6.", "F9 is fixed.", "R3 is superseded by R9."),
     ),
