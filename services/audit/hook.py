@@ -14,7 +14,7 @@ which :func:`~syncdesk.services.audit.lost_lines.raw_findings` reproduces):
   letter, a digit or an underscore (``grep -E '[[:alnum:]_]'``).
 
 :func:`hook_findings` computes exactly that from a snapshot read for those
-refs; :meth:`~syncdesk.services.audit.lost_lines.Audit.hook_account` says,
+refs; :meth:`~syncdesk.services.audit.model.Audit.hook_account` says,
 for every one of its lines, which triage class the audit gave it (or why
 the audit has no such line).
 """
