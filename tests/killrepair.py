@@ -81,7 +81,7 @@ def main() -> None:
         step += 1
         _writes += 1
         change = FileChange(STEP_FILE, step_content(step))
-        plan = plan_repair(git, BRANCH, [change], dev="dev", main="main", slice_size=5)
+        plan = plan_repair(git, BRANCH, [change], dev="dev", main="main")
         write_repair(git, plan)
         _ack(str(step))
 

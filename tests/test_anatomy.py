@@ -75,21 +75,38 @@ def test_slice_not_on_main(tmp_path):
     assert built.parent2[:8] in anatomy.problems[0].message
 
 
-def test_slice_tip_mismatch_too_short(tmp_path):
+def report_of(built, head=None, slice_size=None):
+    size = built.slice_size if slice_size is None else slice_size
+    return load_report(open_sync(SyncOptions(repo=built.path, head=head, slice_size=size)))
+
+
+def test_a_merge_that_imported_fewer_than_configured_reads_healthy(tmp_path):
+    # Real syncs import 8 to 274 commits: the count is the merge's, not a rule.
     built = build_sync_repo(tmp_path / "r", tip_index=3)
-    anatomy = anatomy_of(built)
-    assert anatomy.codes == ("slice-tip-mismatch",)
-    assert anatomy.slice_position == 3
-    message = anatomy.problems[0].message
-    assert "#3" in message
-    assert f"#{built.slice_size}, {built.main_line[built.slice_size - 1][:8]}" in message
+    report = report_of(built)
+    assert report.anatomy.ok
+    assert report.anatomy.slice_position == 3
+    the_slice = report.slice
+    assert [c.sha for c in the_slice.commits] == built.main_line[:3]
+    assert (the_slice.size, the_slice.usual, the_slice.imported) == (3, built.slice_size, True)
+    assert the_slice.remaining == len(built.main_line) - 3
 
 
-def test_slice_tip_mismatch_too_long(tmp_path):
+def test_a_merge_that_imported_more_than_configured_reads_healthy(tmp_path):
     built = build_sync_repo(tmp_path / "r", tip_index=7)
-    anatomy = anatomy_of(built)
-    assert anatomy.codes == ("slice-tip-mismatch",)
-    assert anatomy.slice_position == 7
+    report = report_of(built)
+    assert report.anatomy.ok
+    assert report.slice.tip == built.main_line[6] == report.anatomy.slice_tip
+    assert len(report.slice.commits) == 7
+    assert report.slice.remaining == len(built.main_line) - 7
+
+
+def test_without_a_merge_the_configured_size_picks_the_next_slice(tmp_path):
+    built = build_sync_repo(tmp_path / "r")
+    report = report_of(built, head="dev", slice_size=2)
+    assert report.anatomy.codes == ("no-sync-merge",)
+    assert [c.sha for c in report.slice.commits] == built.main_line[:2]
+    assert (report.slice.size, report.slice.imported) == (2, False)
 
 
 def test_slice_tip_off_mains_first_parent_line(tmp_path):
@@ -101,6 +118,7 @@ def test_slice_tip_off_mains_first_parent_line(tmp_path):
     assert anatomy.codes == ("slice-tip-mismatch",)
     assert anatomy.slice_position is None
     assert "not on its first-parent line" in anatomy.problems[0].message
+    assert "slice of" not in anatomy.problems[0].message
 
 
 def test_dev_base_not_on_dev(tmp_path):
@@ -136,9 +154,8 @@ def test_dev_merge_on_top(tmp_path):
 def test_every_violation_is_reported_not_just_the_first(tmp_path):
     built = build_sync_repo(tmp_path / "r", tip_index=4, base_off_dev=True, dev_merge_on_top=True)
     anatomy = anatomy_of(built)
-    assert set(anatomy.codes) == {
+    assert set(anatomy.codes) == {  # importing 4 of the configured 5 is not among them
         "dev-base-not-on-dev",
-        "slice-tip-mismatch",
         "extra-commits-on-top",
         "dev-merge-on-top",
     }

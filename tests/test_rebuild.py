@@ -24,7 +24,7 @@ SIGNOFF = "Signed-off-by: Ada Maintainer <ada@example.com>"
 
 
 def rebuild(git: Git, onto: str = "dev", branch: str = "sync", **extra):
-    return rebuild_onto(git, branch, onto, dev="dev", main="main", slice_size=5, **extra)
+    return rebuild_onto(git, branch, onto, dev="dev", main="main", **extra)
 
 
 def blob(path: Path, rev: str) -> bytes:
@@ -143,7 +143,7 @@ def build_rebuildable(path: Path) -> Rebuildable:
 def test_hunks_evil_changes_and_the_repair_are_each_carried_where_they_still_apply(tmp_path):
     built = build_rebuildable(tmp_path / "r")
     path = built.repo.path
-    result = rebuild_onto(Git(path), "sync", "dev", dev="dev", main="main", slice_size=1)
+    result = rebuild_onto(Git(path), "sync", "dev", dev="dev", main="main")
     two = blob(path, f"{result.new_merge}:two.txt").decode()
     assert "resolved three\n" in two  # hunk 1 is the same conflict: its resolution carried
     assert "<<<<<<< " in two and "dev 25 again\n" in two  # hunk 2 changed: left to decide
@@ -221,7 +221,6 @@ def test_the_demo_sync_is_rebuilt_on_its_moved_dev_carrying_every_resolution(
         facts.dev_tip,
         dev=facts.dev_tip,
         main=facts.main_tip,
-        slice_size=len(facts.slice),
         store=ResolutionStore.open(git),
     )
     assert set(result.carried_files) == {conflict.path for conflict in facts.conflicts}

@@ -27,7 +27,7 @@ FIXED = b'"""Core."""\n\n\ndef answer() -> str:\n    return "fixed by hand"\n'
 
 
 def plan(git: Git, changes: list[FileChange], branch: str = "sync"):
-    return plan_repair(git, branch, changes, dev="dev", main="main", slice_size=5)
+    return plan_repair(git, branch, changes, dev="dev", main="main")
 
 
 def show(path, rev: str) -> bytes:
@@ -360,7 +360,7 @@ def test_an_unsigned_repair_is_re_signed_with_the_same_tree(tmp_path):
     git = Git(sync.path)
     old = branch_at(sync.path)
     assert "Signed-off-by" not in raw_git(sync.path, "log", "-1", "--format=%B", old).decode()
-    signed = plan_signoff(git, "sync", dev="dev", main="main", slice_size=5)
+    signed = plan_signoff(git, "sync", dev="dev", main="main")
     assert signed.changes == () and signed.old_repair == old
     result = write_repair(git, signed)
     new = result.new_head
@@ -371,10 +371,10 @@ def test_an_unsigned_repair_is_re_signed_with_the_same_tree(tmp_path):
     message = raw_git(sync.path, "log", "-1", "--format=%B", new).decode()
     assert message.rstrip().endswith(f"Signed-off-by: {ADA[0]} <{ADA[1]}>")
     with pytest.raises(NothingToDoError, match="already signed off"):
-        plan_signoff(git, "sync", dev="dev", main="main", slice_size=5)
+        plan_signoff(git, "sync", dev="dev", main="main")
 
 
 def test_without_a_repair_there_is_nothing_to_re_sign(tmp_path):
     sync = build_sync_repo(tmp_path / "r", repair=False)
     with pytest.raises(ServiceError, match="no repair commit"):
-        plan_signoff(Git(sync.path), "sync", dev="dev", main="main", slice_size=5)
+        plan_signoff(Git(sync.path), "sync", dev="dev", main="main")

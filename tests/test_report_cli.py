@@ -300,13 +300,13 @@ def test_options_before_the_command_are_kept(tmp_path):
     assert result.returncode == 0, result.stderr.decode()
     data = json.loads(result.stdout)
     assert data["repo"] == str(built.path)
-    assert data["slice"]["size"] == 3
+    assert data["config"]["slice_size"] == data["slice"]["expected"] == 3
     # Given after the command too, the later one wins.
     result = run_cli(
         "--slice-size", "3", "report", "--repo", str(built.path), "--slice-size", "4",
         "--format", "json", cwd=elsewhere,
     )  # fmt: skip
-    assert json.loads(result.stdout)["slice"]["size"] == 4
+    assert json.loads(result.stdout)["config"]["slice_size"] == 4
 
 
 def test_the_desk_without_a_terminal_is_one_line_not_a_hang(tmp_path):

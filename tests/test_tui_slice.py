@@ -20,6 +20,7 @@ from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.sync_summary import SyncSummary
 from tests.gitrepo import GitRepo
 from tests.oursrepo import SLICE_SIZE, build_dev_merged
+from tests.syncrepo import build_sync_repo
 from tests.waiting import until, until_loaded, until_palette_offers, until_screen
 from tests.worlds import demo_session
 
@@ -240,3 +241,20 @@ async def test_the_slice_is_shown_while_the_conflicts_are_still_read(
         summary = _summary_text(app)
         assert "reading…" not in summary and "Conflicts" in summary
         assert table.cursor_row == 1  # the final paint keeps the row the maintainer is on
+
+
+async def test_a_sync_that_imported_more_than_the_usual_reads_healthy(tmp_path: Path) -> None:
+    # Real syncs import 8 to 274 commits: the screen lists what the merge imported,
+    # shows the configured size beside it, and the anatomy stays healthy.
+    built = build_sync_repo(tmp_path / "r", tip_index=7)
+    session = open_sync(SyncOptions(repo=built.path, head="sync", slice_size=built.slice_size))
+    app = SyncDeskApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(pilot)
+        keys = [row.value for row in app.screen.query_one(SliceTable).rows]
+        assert keys == built.main_line[:7]
+        summary = _summary_text(app)
+        assert "7 imported" in summary
+        assert f"the bot's usual {built.slice_size}" in summary
+        assert f"{len(built.main_line) - 7} more on main" in summary
+        assert "healthy" in summary

@@ -26,7 +26,7 @@ def test_a_dirty_checkout_is_untouched_by_every_operation(tmp_path):
     before = snapshot(sync.path)
     git = Git(sync.path)
 
-    plan = plan_repair(git, "sync", [FIX], dev="dev", main="main", slice_size=5)
+    plan = plan_repair(git, "sync", [FIX], dev="dev", main="main")
     assert snapshot(sync.path) == before, "preview"
     written = write_repair(git, plan)
     assert snapshot(sync.path) == before, "write"
@@ -35,7 +35,7 @@ def test_a_dirty_checkout_is_untouched_by_every_operation(tmp_path):
     assert snapshot(sync.path) == before, "undo"
     undo_last(git, "sync")
     assert snapshot(sync.path) == before, "undo of the undo"
-    rebuilt = rebuild_onto(git, "sync", "dev", dev="dev", main="main", slice_size=5)
+    rebuilt = rebuild_onto(git, "sync", "dev", dev="dev", main="main")
     assert snapshot(sync.path) == before, "rebuild"
     pushed = push_with_lease(git, "origin", "sync", lease_for(git, "origin", "sync"))
     assert pushed.ok, pushed.message
@@ -49,9 +49,7 @@ def test_a_checked_out_sync_branch_moves_and_its_files_stay_as_they_were(tmp_pat
     make_dirty(sync, "sync")
     before = snapshot(sync.path)
     git = Git(sync.path)
-    written = write_repair(
-        git, plan_repair(git, "sync", [FIX], dev="dev", main="main", slice_size=5)
-    )
+    written = write_repair(git, plan_repair(git, "sync", [FIX], dev="dev", main="main"))
     after = snapshot(sync.path)
     # HEAD still names the branch; the files and the index are exactly as they were.
     assert (after.head_file, after.index, after.files) == (

@@ -77,7 +77,7 @@ def make_dirty(sync: SyncRepo, branch: str = "main") -> None:
 
 def write_files(git: Git, changes: list[FileChange], branch: str = "sync") -> WriteResult:
     """Plan and write a repair on a ``build_sync_repo`` branch."""
-    plan = plan_repair(git, branch, changes, dev="dev", main="main", slice_size=5)
+    plan = plan_repair(git, branch, changes, dev="dev", main="main")
     return write_repair(git, plan)
 
 

@@ -643,7 +643,6 @@ def _rebuild(args: argparse.Namespace) -> int:
         args.onto,
         dev=refs.dev,
         main=refs.main,
-        slice_size=session.config.slice_size,
         store=store,
     )
     print(

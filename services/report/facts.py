@@ -24,7 +24,7 @@ from syncdesk.services.report.audit import (
 )
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.config import Config
-from syncdesk.services.sync.models import SliceCommit, SyncReport
+from syncdesk.services.sync.models import Slice, SliceCommit, SyncReport
 from syncdesk.services.sync.ours import Ours, ours_summary
 from syncdesk.services.sync.policies import policy_for
 
@@ -70,6 +70,8 @@ def to_json(report: SyncReport, config: Config) -> dict[str, Any]:
             "dev_base": the_slice.dev_base,
             "main_tip": the_slice.main_tip,
             "size": the_slice.size,
+            "imported": the_slice.imported,
+            "expected": the_slice.usual,
             "tip": the_slice.tip,
             "remaining": the_slice.remaining,
             "commits": [_commit_json(c) for c in the_slice.commits],
@@ -217,6 +219,25 @@ def dev_advanced_line(report: SyncReport) -> str:
     return f"{len(advanced.commits)} new dev commits up to {short(advanced.dev_tip)}: {verdict}"
 
 
+def slice_count(s: Slice, *, usual: bool = True) -> str:
+    """How many commits the slice holds: "274 imported (the bot's usual 100)" or "100 of 100".
+
+    A merge imported what it imported; the configured size is only beside it
+    (left out with ``usual=False``, for :func:`usual_size` on a line of its own).
+    Without a merge, the configured size picks the next slice (fewer when main
+    has fewer left).
+    """
+    if not s.imported:
+        return f"{len(s.commits)} of {s.size}"
+    beside = f" ({usual_size(s)})" if usual and usual_size(s) else ""
+    return f"{len(s.commits)} imported{beside}"
+
+
+def usual_size(s: Slice) -> str:
+    """ "the bot's usual 100" when the merge imported another count, else ""."""
+    return f"the bot's usual {s.usual}" if s.imported and s.usual != s.size else ""
+
+
 def to_text(report: SyncReport) -> str:
     """A plain-text report for a terminal or a pipe (no control bytes, no colour)."""
     s, anatomy = report.slice, report.anatomy
@@ -224,8 +245,7 @@ def to_text(report: SyncReport) -> str:
         f"Repository   {report.repo}",
         f"Head         {report.refs.head_name} {short(report.refs.head)}",
         f"Dev base     {short(s.dev_base)}",
-        f"Slice        {len(s.commits)} of {s.size} commits, tip {short(s.tip)}, "
-        f"{s.remaining} left after it",
+        f"Slice        {slice_count(s)}, tip {short(s.tip)}, {s.remaining} left after it",
         f"Merge        {short(anatomy.merge)}",
         f"Repair       {short(anatomy.repair)}",
         *([f"Ours         {line}"] if (line := ours_summary(anatomy.ours)) else []),
@@ -305,7 +325,7 @@ def to_markdown(report: SyncReport) -> str:
         "## Sync report",
         "",
         f"- dev base: `{s.dev_base}`",
-        f"- slice tip: `{s.tip or '-'}` ({len(s.commits)} of {s.size}; {s.remaining} left)",
+        f"- slice tip: `{s.tip or '-'}` ({slice_count(s)}; {s.remaining} left)",
         f"- merge: `{report.anatomy.merge or '-'}`; repair: `{report.anatomy.repair or '-'}`",
         *([f"- ours: {_md(line)}"] if (line := ours_summary(report.anatomy.ours)) else []),
         *(f"- anatomy: {_md(line)}" for line in verdict_lines(report)),

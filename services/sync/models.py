@@ -55,13 +55,25 @@ class SliceCommit:
 
 @dataclass(frozen=True, slots=True)
 class Slice:
-    """The oldest ``size`` commits of ``dev_base..main``, in first-parent order."""
+    """The oldest ``size`` commits of ``dev_base..main``, in first-parent order.
+
+    With a sync merge, ``size`` is what it imported (its parent 2's place on
+    main's line) and ``expected`` the configured size, the bot's usual; without
+    one, the configured size picks the slice and the two are equal.
+    """
 
     dev_base: str
     main_tip: str
     size: int
     commits: tuple[SliceCommit, ...]
     remaining: int  # commits of dev_base..main after the slice
+    expected: int = 0  # the configured slice size (0: the same as ``size``)
+    imported: bool = False  # True: read from the sync merge's parent 2
+
+    @property
+    def usual(self) -> int:
+        """The configured size the bot usually imports."""
+        return self.expected or self.size
 
     @property
     def tip(self) -> str | None:

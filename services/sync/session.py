@@ -36,7 +36,7 @@ from syncdesk.services.sync.config import Config, load_config, with_overrides
 from syncdesk.services.sync.models import Anatomy, CommitDetails, Slice, SyncRefs, SyncReport
 from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
-from syncdesk.services.sync.slice import main_line, read_slice
+from syncdesk.services.sync.slice import imported_size, main_line, read_slice
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,12 +160,18 @@ def load_report(
     dev_base = merge.dev_base if merge is not None else refs.dev
     steps("Reading the slice")
     line = main_line(git, dev_base, refs.main)
-    the_slice = read_slice(git, dev_base, refs.main, config.slice_size, line)
+    # The slice is what the merge imported; the configured size only picks the
+    # next one (no merge yet) and is shown beside the count as the bot's usual.
+    imported = imported_size(merge.slice_tip if merge is not None else None, line)
+    if imported is not None:
+        the_slice = read_slice(git, dev_base, refs.main, imported, line, expected=config.slice_size)
+    else:
+        the_slice = read_slice(git, dev_base, refs.main, config.slice_size, line)
     head_on_dev = merge is None and git.is_ancestor(refs.head, refs.dev)
     ours = None
     if merge is not None:
         ours = sync_ours(git, refs.head, merge.sha, merge.dev_base, refs.dev)
-    anatomy = check_anatomy(refs.head, merge, line, config.slice_size, head_on_dev, ours)
+    anatomy = check_anatomy(refs.head, merge, line, head_on_dev, ours)
     if early is not None:
         early(the_slice, anatomy)
     # git does most of the work below in processes of its own: the branch checks

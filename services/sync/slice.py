@@ -27,8 +27,24 @@ def pr_number(subject: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def read_slice(git: Git, dev_base: str, main: str, size: int, line: list[str]) -> Slice:
-    """The oldest ``size`` commits of ``line`` (``main_line(dev_base, main)``), fully described."""
+def imported_size(slice_tip: str | None, line: list[str]) -> int | None:
+    """How many commits of ``line`` a merge whose parent 2 is ``slice_tip`` imported.
+
+    None when there is no merge or its parent 2 is not on the line (the anatomy
+    says so): then the configured size picks the slice.
+    """
+    if slice_tip is None or slice_tip not in line:
+        return None
+    return line.index(slice_tip) + 1
+
+
+def read_slice(
+    git: Git, dev_base: str, main: str, size: int, line: list[str], *, expected: int = 0
+) -> Slice:
+    """The oldest ``size`` commits of ``line`` (``main_line(dev_base, main)``), fully described.
+
+    ``expected`` is the configured size when ``size`` is what a merge imported.
+    """
     shas = line[:size]
     signed = signed_shas(git, shas)
     commits = []
@@ -59,4 +75,6 @@ def read_slice(git: Git, dev_base: str, main: str, size: int, line: list[str]) -
         size=size,
         commits=tuple(commits),
         remaining=max(0, len(line) - size),
+        expected=expected or size,
+        imported=bool(expected),
     )

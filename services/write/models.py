@@ -73,7 +73,6 @@ class RepairPlan:
     replaces: tuple[str, ...] = ()  # every commit on top of the merge, oldest first
     dev: str = "dev"  # how the anatomy is re-verified after the write
     main: str = "main"
-    slice_size: int = 100
     author: str | None = None  # "Name <email> <epoch> <tz>" kept from the replaced repair
     sign: bool = False  # commit.gpgSign says to sign it
     # What the user must hear about the decisions the plan was made from: a

@@ -59,7 +59,6 @@ def rebuild_onto(
     *,
     dev: str,
     main: str,
-    slice_size: int,
     store: ResolutionStore | None = None,
     signoff: bool = True,
 ) -> RebuildResult:
@@ -106,7 +105,7 @@ def rebuild_onto(
     reason = f"rebuild {short} onto {onto_sha[:12]}"
     backup = move_branch(git, short, new_head, old_head, reason)
     anatomy_ok, problems, tree_ok = verify(
-        git, ref, new_head, expected_tree, dev, main, slice_size, expect_repair=bool(merge.on_top)
+        git, ref, new_head, expected_tree, dev, main, expect_repair=bool(merge.on_top)
     )
     patch = _compare(git, merge, old_head, new_merge, new_head)
     places = checked_out_in(git, ref)

@@ -64,7 +64,6 @@ def plan_repair(
     *,
     dev: str,
     main: str,
-    slice_size: int,
     signoff: bool = True,
 ) -> RepairPlan:
     """What writing ``changes`` into ``branch``'s repair would do; no ref moves.
@@ -108,13 +107,12 @@ def plan_repair(
         replaces=merge.on_top,
         dev=dev,
         main=main,
-        slice_size=slice_size,
         author=first.author if first else None,
         sign=should_sign(git),
     )
 
 
-def plan_signoff(git: Git, branch: str, *, dev: str, main: str, slice_size: int) -> RepairPlan:
+def plan_signoff(git: Git, branch: str, *, dev: str, main: str) -> RepairPlan:
     """Re-sign the repair: the same tree, its message with the maintainer's ``Signed-off-by``.
 
     This is how a DCO failure of *our* commit is fixed (the merge is immutable
@@ -152,7 +150,6 @@ def plan_signoff(git: Git, branch: str, *, dev: str, main: str, slice_size: int)
         replaces=merge.on_top,
         dev=dev,
         main=main,
-        slice_size=slice_size,
         author=repair.author,
         sign=should_sign(git),
     )
@@ -178,9 +175,7 @@ def write_repair(git: Git, plan: RepairPlan) -> WriteResult:
     )
     paths = ", ".join(visible(change.path) for change in plan.changes[:3]) or "squash"
     backup = move_branch(git, short, new_head, plan.old_head, f"repair {short}: {paths}")
-    anatomy_ok, problems, tree_ok = verify(
-        git, ref, new_head, plan.new_tree, plan.dev, plan.main, plan.slice_size
-    )
+    anatomy_ok, problems, tree_ok = verify(git, ref, new_head, plan.new_tree, plan.dev, plan.main)
     previous = (plan.merge, plan.old_head) if plan.replaces else None
     patch = compare_patches(git, previous, (plan.merge, new_head))
     places = checked_out_in(git, ref)
@@ -206,7 +201,6 @@ def verify(
     expected_tree: str,
     dev: str,
     main: str,
-    slice_size: int,
     *,
     expect_repair: bool = True,
 ) -> tuple[bool, tuple[str, ...], bool]:
@@ -217,7 +211,7 @@ def verify(
         problems.append(f"the branch is at {now[:12] or 'nothing'}, not at {new_head[:12]}")
     merge = find_sync_merge(git, new_head, dev, main)
     line = main_line(git, merge.dev_base, main) if merge is not None else []
-    anatomy = check_anatomy(new_head, merge, line, slice_size)
+    anatomy = check_anatomy(new_head, merge, line)
     problems.extend(problem.message for problem in anatomy.problems)
     shape = (anatomy.repair == new_head) if expect_repair else (anatomy.merge == new_head)
     if merge is not None and not shape:

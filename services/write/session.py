@@ -39,7 +39,6 @@ def plan_from_approved(session: SyncSession) -> RepairPlan:
             approved.changes,
             dev=refs.dev,
             main=refs.main,
-            slice_size=session.config.slice_size,
         )
     except NothingToDoError as error:
         message = _nothing_to_write(error.message, approved.approved, approved.conflicted)
@@ -68,7 +67,6 @@ def plan_signoff_for(session: SyncSession) -> RepairPlan:
         writable_branch(session),
         dev=refs.dev,
         main=refs.main,
-        slice_size=session.config.slice_size,
     )
 
 

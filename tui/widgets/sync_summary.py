@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from syncdesk.services.report.facts import conflict_summary, short
+from syncdesk.services.report.facts import conflict_summary, short, slice_count, usual_size
 from syncdesk.services.sync.models import Anatomy, Slice, SyncReport
 from syncdesk.services.sync.ours import ours_summary
 from syncdesk.tui.text import counted
@@ -72,7 +72,8 @@ def slice_lines(s: Slice, anatomy: Anatomy) -> list[Content]:
     """The lines the slice and the anatomy alone give: refs, the verdict and its problems."""
     lines = [
         _row("Dev base", short(s.dev_base)),
-        _row("Slice", f"{len(s.commits)} of {s.size} · tip {short(s.tip)}"),
+        _row("Slice", f"{slice_count(s, usual=False)} · tip {short(s.tip)}"),
+        *([_row("", (usual, MUTED))] if (usual := usual_size(s)) else []),
         _row("Backlog", f"{s.remaining} more on main"),
         _row("Merge", short(anatomy.merge)),
         _row("Repair", short(anatomy.repair) if anatomy.repair else "none"),
