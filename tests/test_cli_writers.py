@@ -44,7 +44,10 @@ def test_repair_previews_then_writes_the_approved_files(tmp_path, capsys):
     assert out[0].startswith(f"Wrote repair {head[:12]} on sync (was {sync.head[:12]}; backup ")
     assert "Anatomy: ok" in out and "Tree: verified" in out
     assert raw_git(sync.path, "show", f"{head}:{CORE}") == content
-    assert err and err[0].startswith("note: sync is checked out in")
+    # sync is checked out and clean: its index and files followed the new repair.
+    assert err == []
+    assert (sync.path / CORE).read_bytes() == content
+    assert raw_git(sync.path, "status", "--porcelain", "--untracked-files=no") == b""
 
     code, out, err = run(capsys, "--repo", repo, "repair", "--write")
     assert (code, out) == (1, [])
@@ -132,13 +135,14 @@ def test_a_branch_moved_while_the_question_is_open_is_not_pushed(tmp_path, capsy
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["undo"], "syncdesk: HEAD is detached: name the sync branch with --branch"),
-        (["repair", "--preview"], "syncdesk: HEAD is detached: name the sync branch with --branch"),
+        (["undo"], "syncdesk: HEAD is detached: name the sync branch (syncdesk --head BRANCH)"),
+        (["repair", "--preview"],
+         "syncdesk: HEAD is detached: name the sync branch (syncdesk --head BRANCH)"),
         (["undo", "--branch", "sync"], "syncdesk: nothing to undo: syncdesk has no backup of sync"),
         (["rebuild", "--onto", "nowhere", "--branch", "sync"],
          "syncdesk: no commit named 'nowhere' to rebuild onto"),
         (["repair", "--write", "--branch", "no-such"],
-         "syncdesk: no branch or commit named 'refs/heads/no-such' in this repository"),
+         "syncdesk: no branch or commit named 'no-such' in this repository"),
     ],
 )  # fmt: skip
 def test_failures_are_one_line(tmp_path, capsys, args, message):
@@ -156,13 +160,13 @@ def test_repair_needs_a_mode(tmp_path, capsys):
 
 
 def test_a_write_that_leaves_the_anatomy_broken_exits_non_zero(tmp_path, capsys):
-    sync = build_sync_repo(tmp_path / "r")
+    sync = build_sync_repo(tmp_path / "r", base_off_dev=True)
     approve_mains_core(sync)
-    code = main(["--repo", str(sync.path), "repair", "--write"])  # slice size 100, not 5
+    code = main(["--repo", str(sync.path), "repair", "--write"])
     out = capsys.readouterr().out.splitlines()
     assert code == 1 and out[-1] == branch_at(sync.path) != sync.head
     anatomy = next(line for line in out if line.startswith("Anatomy: "))
-    assert "the slice of 100 ends at" in anatomy
+    assert "is not on dev" in anatomy
 
 
 def test_a_repository_cannot_choose_where_a_push_goes(tmp_path, capsys, monkeypatch):

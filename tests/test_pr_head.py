@@ -76,7 +76,7 @@ def test_a_checked_out_sync_branch_finds_its_pull_request(
 ) -> None:
     assert git_in(pr_world.repo, "symbolic-ref", "HEAD") == f"refs/heads/{SYNC_BRANCH}"
     session = session_at(pr_world.repo)  # no --head
-    assert session.refs.head_name == "HEAD"
+    assert (session.refs.head_name, session.refs.branch) == ("HEAD", SYNC_BRANCH)
     assert found_number(session, pr_sandbox) == PR_NUMBER
     assert pulls_searched(pr_sandbox) == {f"lumen-ai:{SYNC_BRANCH}"}
 

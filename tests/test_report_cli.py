@@ -58,7 +58,7 @@ def test_json_states_the_facts_of_the_repository(tmp_path):
         "stats",
     } <= set(data)
     assert data["schema_version"] == 1
-    assert data["refs"]["head"] == {"name": "HEAD", "sha": built.head}
+    assert data["refs"]["head"] == {"name": "HEAD", "sha": built.head, "branch": "sync"}
     assert data["refs"]["dev"]["sha"] == built.repo.rev("dev")
 
     line = built.git("rev-list", "--first-parent", "--reverse", f"{built.dev_base}..main").split()

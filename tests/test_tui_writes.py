@@ -48,12 +48,13 @@ def _head(facts: DemoFacts) -> str:
     return Git(facts.repo).text("rev-parse", f"refs/heads/{facts.sync_branch}").strip()
 
 
-def _snapshot_of_work_tree(repo: Path) -> tuple[str, str, bytes]:
+def _snapshot_of_work_tree(repo: Path) -> tuple[str, str, str]:
+    """HEAD, the status and the index's entries (a two-way merge rewrites its stat data)."""
     git = Git(repo)
     return (
         git.text("rev-parse", "HEAD"),
         git.text("status", "--porcelain=v2", "--untracked-files=all"),
-        (repo / ".git" / "index").read_bytes(),
+        git.text("ls-files", "--stage"),
     )
 
 
@@ -126,6 +127,9 @@ async def test_an_approved_resolution_becomes_the_new_repair(tmp_path: Path) -> 
         message = git.text("log", "-1", "--format=%B", new_head)
         assert FILE in message
         assert "Signed-off-by:" in message
+        # The sync branch is checked out and was clean: its files followed the write.
+        assert (facts.repo / FILE).read_bytes() == written
+        assert git.text("status", "--porcelain", "--untracked-files=no") == ""
 
         # Undo, also behind a confirmation, puts the old repair back.
         await pilot.press("z")

@@ -69,7 +69,8 @@ class SyncDeskApp(App[None]):
         return github_link_for(self.session)
 
     def on_mount(self) -> None:
-        self.sub_title = f"{Path(self.session.repo_path).name} · {self.session.refs.head_name}"
+        refs = self.session.refs
+        self.sub_title = f"{Path(self.session.repo_path).name} · {refs.branch or refs.head_name}"
         self._deferred.enter_context(full_collections_deferred())
         self.set_interval(self.IDLE_CHECK_EVERY, self._collect_when_idle)
         self.push_screen(SliceScreen(self.session))

@@ -36,6 +36,7 @@ from syncdesk.services.sync.session import (
     load_report,
     open_sync,
     writable_branch,
+    write_tracking,
 )
 
 if TYPE_CHECKING:
@@ -552,13 +553,9 @@ def _run_app(
 
 def _writer_session(args: argparse.Namespace) -> tuple[SyncSession, str]:
     """The session on the branch to write, and that branch's name."""
-    from syncdesk.services.git.refs import current_branch
-    from syncdesk.services.git.runner import Git
-
-    branch = args.branch or args.head or current_branch(Git(args.repo))
-    if branch is None:
-        raise ServiceError("HEAD is detached: name the sync branch with --branch")
-    options = replace(_options(args), head=f"refs/heads/{branch.removeprefix('refs/heads/')}")
+    # One resolver names the branch for every command (services/git/branches.py):
+    # a local branch, origin/x, x when only the remote has it, or HEAD on a branch.
+    options = replace(_options(args), head=args.branch or args.head)
     session = open_sync(options)
     return session, writable_branch(session)
 
@@ -644,6 +641,7 @@ def _rebuild(args: argparse.Namespace) -> int:
         dev=refs.dev,
         main=refs.main,
         store=store,
+        tracking=write_tracking(session),
     )
     print(
         f"Rebuilt {one_line(result.branch)} on {result.onto[:12]}: merge {result.new_merge[:12]}"

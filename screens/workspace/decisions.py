@@ -128,6 +128,6 @@ class DecisionActions(WorkspaceCore):
         if self.data is not None and not conflict.whole_file_only:
             # Approving teaches the carry-over store, for the next sync's identical hunks.
             store, results = self.data.store, self._results(conflict)
-            branch = self.data.branch or self.session.refs.head_name
+            branch = self.data.branch or self.session.refs.branch or self.session.refs.head_name
             self.persister.run(lambda: remember_approval(store, conflict, results, branch))
         self.action_next_file()

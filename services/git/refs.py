@@ -42,6 +42,8 @@ from syncdesk.services.sanitize import one_line
 
 BACKUP_PREFIX = "refs/syncdesk/backup/"
 _NUMBER_WIDTH = 6
+# update-ref's old value for "must not exist yet" (any object format: git reads zeros).
+_ABSENT = "0" * 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,7 @@ class UndoResult:
     new_head: str  # the backup that was restored
     backup_ref: str  # the backup of ``old_head``: undoing the undo restores it
     restored_from: str  # the backup that was restored
+    note: str = ""  # what the user should know (a checkout git refused to update)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,21 @@ def read_branch(git: Git, branch: str) -> tuple[str, str, str]:
     if result.status != 0:
         raise MissingRefError(f"no local branch named {one_line(short)!r}")
     return short, ref, result.text.strip()
+
+
+def read_target(git: Git, branch: str, tracking: str | None) -> tuple[str, str, str, bool]:
+    """``(short, full ref, commit, creates)`` of the branch a write moves.
+
+    When the local branch does not exist and the sync was named by its
+    remote-tracking ref ``tracking``, the write starts from that ref's commit and
+    creates the local branch (``creates``); otherwise as :func:`read_branch`.
+    """
+    short, ref = branch_ref(git, branch)
+    if tracking is not None and git.resolve(ref) is None:
+        sha = git.resolve(tracking)
+        if sha is not None:
+            return short, ref, sha, True
+    return (*read_branch(git, branch), False)
 
 
 def current_branch(git: Git) -> str | None:
@@ -123,11 +141,17 @@ def list_backups(git: Git, branch: str) -> list[Backup]:
     ]
 
 
-def move_branch(git: Git, branch: str, new: str, old: str, reason: str) -> str:
+def move_branch(
+    git: Git, branch: str, new: str, old: str, reason: str, *, create: bool = False
+) -> str:
     """Move ``branch`` from ``old`` to ``new`` with a backup, atomically; return the backup.
 
-    Raises :class:`BranchMovedError` if the branch is not at ``old`` and
-    :class:`RefLockedError` if git cannot lock it; nothing changes then.
+    With ``create`` the branch must not exist yet (git's all-zero old value) and
+    is created at ``new``; ``old`` (the remote-tracking commit it was read from)
+    is then the backup's "before", so an undo leaves it where the remote was.
+    Raises :class:`BranchMovedError` if the branch is not at ``old`` (or exists,
+    with ``create``) and :class:`RefLockedError` if git cannot lock it; nothing
+    changes then.
     """
     short, ref = branch_ref(git, branch)
     backups = list_backups(git, short)
@@ -135,7 +159,7 @@ def move_branch(git: Git, branch: str, new: str, old: str, reason: str) -> str:
     backup = f"{BACKUP_PREFIX}{short}/{number:0{_NUMBER_WIDTH}d}"
     commands = (
         "start\n"
-        f"update {ref} {new} {old}\n"
+        f"update {ref} {new} {_ABSENT if create else old}\n"
         f"create {backup}/before {old}\n"
         f"create {backup}/after {new}\n"
         "prepare\n"
@@ -165,6 +189,11 @@ def _refused(git: Git, short: str, ref: str, expected: str, stderr: str) -> None
         raise RefLockedError(
             f"could not lock {name}: {reason} (another git may be running; "
             "if none is, remove the .lock file); nothing was changed"
+        )
+    if "reference already exists" in reason and f"'{ref}'" in reason:
+        raise BranchMovedError(
+            f"the local branch {name} was created since the sync was read; nothing was "
+            "changed: open it and write again"
         )
     if "reference already exists" in reason:
         raise BranchMovedError(

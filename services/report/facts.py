@@ -55,7 +55,7 @@ def to_json(report: SyncReport, config: Config) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "repo": report.repo,
         "refs": {
-            "head": {"name": refs.head_name, "sha": refs.head},
+            "head": {"name": refs.head_name, "sha": refs.head, "branch": refs.branch},
             "dev": {"name": refs.dev_name, "sha": refs.dev},
             "main": {"name": refs.main_name, "sha": refs.main},
         },

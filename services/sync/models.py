@@ -199,6 +199,9 @@ class SyncRefs:
     dev: str
     main_name: str
     main: str
+    # The branch the head's name stands for (``HEAD`` on a branch, ``origin/x``):
+    # services/git/branches.py; None for a detached HEAD, a SHA or a tag.
+    branch: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,9 @@ from syncdesk.services.audit.hook import hook_refs
 from syncdesk.services.audit.lost_lines import audit_sync
 from syncdesk.services.conflicts.attribution import attribute
 from syncdesk.services.conflicts.read import read_conflicts
-from syncdesk.services.errors import MissingRefError, ServiceError, ShallowHistoryError
+from syncdesk.services.errors import ServiceError, ShallowHistoryError
 from syncdesk.services.git.ahead import Ahead
+from syncdesk.services.git.branches import NamedBranch, name_branch
 from syncdesk.services.git.refs import current_branch
 from syncdesk.services.git.runner import Git
 from syncdesk.services.progress import QUIET, Steps
@@ -59,6 +60,7 @@ class SyncSession:
     refs: SyncRefs
     options: SyncOptions | None = None  # how it was opened, so it can be read again
     user_config: Path | None = None
+    named: NamedBranch | None = None  # what the head's name stands for (services/git/branches)
 
     @property
     def repo_path(self) -> str:
@@ -77,17 +79,18 @@ def open_sync(options: SyncOptions, user_config: Path | None = None) -> SyncSess
         slice_size=options.slice_size,
     )
     git.large_file_limit = config.large_file_limit
-    head_name = options.head or "HEAD"
+    named = name_branch(git, options.head, config.remote)
     refs = SyncRefs(
-        head_name=one_line(head_name),
-        head=_resolve(git, head_name, config.remote),
+        head_name=one_line(named.name),
+        head=named.sha,
         dev_name=one_line(config.dev_branch),
-        dev=_resolve(git, config.dev_branch, config.remote),
+        dev=name_branch(git, config.dev_branch, config.remote).sha,
         main_name=one_line(config.main_branch),
-        main=_resolve(git, config.main_branch, config.remote),
+        main=name_branch(git, config.main_branch, config.remote).sha,
+        branch=None if named.branch is None else one_line(named.branch),
     )
     _require_history(git, refs)
-    return SyncSession(git, config, refs, options, user_config)
+    return SyncSession(git, config, refs, options, user_config, named)
 
 
 def reopen(session: SyncSession) -> SyncSession:
@@ -104,25 +107,40 @@ def reopen(session: SyncSession) -> SyncSession:
 def writable_branch(session: SyncSession) -> str:
     """The local branch a write, undo or push acts on: the one named, else the checked-out one.
 
-    Raises a :class:`ServiceError` when HEAD is detached and no branch was named.
+    Named by its remote-tracking ref (``origin/x``, or ``x`` when only the remote
+    has it), it is the local branch ``x``: :func:`write_tracking` says where a
+    write that creates it starts. Raises a :class:`ServiceError` when the head
+    names no branch (a detached HEAD, a SHA, a tag), or when the local branch is
+    elsewhere than the remote-tracking ref the desk shows.
     """
-    named = session.options.head if session.options is not None else None
-    if named is not None and named != "HEAD":
-        return named.removeprefix("refs/heads/")
-    branch = current_branch(session.git)
-    if branch is None:
-        raise ServiceError("HEAD is detached: name the sync branch (syncdesk --head BRANCH)")
-    return branch
+    named = session.named
+    if named is None:  # a session built by hand (tests): the checked-out branch
+        branch = current_branch(session.git)
+        if branch is None:
+            raise ServiceError("HEAD is detached: name the sync branch (syncdesk --head BRANCH)")
+        return branch
+    if named.branch is None:
+        what = "HEAD is detached" if named.ref == "HEAD" else f"{one_line(named.name)} is no branch"
+        raise ServiceError(f"{what}: name the sync branch (syncdesk --head BRANCH)")
+    if named.tracking is not None and named.local:
+        local = session.git.resolve(f"refs/heads/{named.branch}")
+        if local != named.sha:
+            branch = one_line(named.branch)
+            raise ServiceError(
+                f"{one_line(named.name)} is at {named.sha[:12]} but your local branch {branch} "
+                f"is at {(local or '')[:12]}: open {branch} itself (--head {branch}), or bring "
+                f"it up to date first (git switch {branch} && git merge --ff-only "
+                f"{one_line(named.name)})"
+            )
+    return named.branch
 
 
-def _resolve(git: Git, name: str, remote: str) -> str:
-    """Resolve a branch or ref; a bare branch name falls back to its remote-tracking ref."""
-    sha = git.resolve(name)
-    if sha is None and not name.startswith("refs/"):
-        sha = git.resolve(f"refs/remotes/{remote}/{name}")
-    if sha is None:
-        raise MissingRefError(f"no branch or commit named {name!r} in this repository")
-    return sha
+def write_tracking(session: SyncSession) -> str | None:
+    """The remote-tracking ref a write creates the local branch from, if it must."""
+    named = session.named
+    if named is None or named.local or named.tracking is None:
+        return None
+    return named.tracking
 
 
 def _require_history(git: Git, refs: SyncRefs) -> None:

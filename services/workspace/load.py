@@ -83,7 +83,7 @@ def load_workspace(
         steps("Re-merging to find the conflicts")
         conflicts = read_conflicts(git, dev_base, slice_tip, head)
     steps("Loading your decisions")
-    branch = None if refs.head_name == "HEAD" else refs.head_name
+    branch = refs.branch
     loaded = load_state(git, SyncKey(dev_base, slice_tip), branch=branch, head=head)
     store = ResolutionStore.open(git)
     suggestions = store.suggest_hunks(h.key for f in conflicts.files for h in f.hunks)

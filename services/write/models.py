@@ -75,6 +75,10 @@ class RepairPlan:
     main: str = "main"
     author: str | None = None  # "Name <email> <epoch> <tz>" kept from the replaced repair
     sign: bool = False  # commit.gpgSign says to sign it
+    # Named by its remote-tracking ref with no local branch yet: the write creates
+    # the local branch at the new commit (``old_head`` is the tracking ref's commit).
+    tracking: str | None = None
+    creates: bool = False
     # What the user must hear about the decisions the plan was made from: a
     # corrupt state moved aside, choices dropped because their text is gone.
     notes: tuple[str, ...] = ()

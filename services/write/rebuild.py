@@ -40,16 +40,17 @@ from syncdesk.services.git.commit import (
     should_sign,
     with_signoff,
 )
-from syncdesk.services.git.refs import checked_out_in, move_branch, read_branch
+from syncdesk.services.git.refs import move_branch, read_target
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.trees import build_tree, clean_scratch, durable_env, tree_of
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.anatomy import SyncMerge, find_sync_merge
 from syncdesk.services.write.carry import carry_changes, carry_conflicts
+from syncdesk.services.write.checkout import follow_checkouts, require_clean_checkouts
 from syncdesk.services.write.message import repair_message
 from syncdesk.services.write.models import RebuildResult
 from syncdesk.services.write.patchid import PatchComparison, compare_patches
-from syncdesk.services.write.repair import stale_checkout_note, verify
+from syncdesk.services.write.repair import verify
 
 
 def rebuild_onto(
@@ -61,10 +62,17 @@ def rebuild_onto(
     main: str,
     store: ResolutionStore | None = None,
     signoff: bool = True,
+    tracking: str | None = None,
 ) -> RebuildResult:
-    """Rebuild ``branch``'s sync on the dev commit ``onto`` and move the branch to it."""
+    """Rebuild ``branch``'s sync on the dev commit ``onto`` and move the branch to it.
+
+    ``tracking``: the remote-tracking ref the sync was named by; with no local
+    ``branch`` yet, it is created. A checkout of the branch must be clean and
+    follows the new head (services/write/checkout.py).
+    """
     clean_scratch(git)
-    short, ref, old_head = read_branch(git, branch)
+    short, ref, old_head, creates = read_target(git, branch, tracking)
+    places = require_clean_checkouts(git, ref, short)
     merge = _sync_merge(git, short, old_head, dev, main)
     onto_sha = _onto(git, onto, dev, merge)
     learned = _learn(store, git, merge, old_head, short) if store is not None else 0
@@ -103,12 +111,15 @@ def rebuild_onto(
         )
         expected_tree, repair_conflicts = applied.tree, applied.conflicted
     reason = f"rebuild {short} onto {onto_sha[:12]}"
-    backup = move_branch(git, short, new_head, old_head, reason)
+    backup = move_branch(git, short, new_head, old_head, reason, create=creates)
+    note = follow_checkouts(places, short, old_head, new_head)
+    if creates:
+        created = f"created the local branch {one_line(short)} (it was only {tracking})"
+        note = f"{created}; {note}" if note else created
     anatomy_ok, problems, tree_ok = verify(
         git, ref, new_head, expected_tree, dev, main, expect_repair=bool(merge.on_top)
     )
     patch = _compare(git, merge, old_head, new_merge, new_head)
-    places = checked_out_in(git, ref)
     return RebuildResult(
         branch=short,
         old_head=old_head,
@@ -129,7 +140,7 @@ def rebuild_onto(
         patch_note=patch.note,
         learned_hunks=learned,
         checked_out_in=places,
-        note=stale_checkout_note(short, old_head, places),
+        note=note,
     )
 
 

@@ -33,7 +33,7 @@ from syncdesk.services.git.commit import (
     should_sign,
     with_signoff,
 )
-from syncdesk.services.git.refs import checked_out_in, move_branch, read_branch
+from syncdesk.services.git.refs import move_branch, read_target
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import write_blob
 from syncdesk.services.git.trees import (
@@ -49,6 +49,7 @@ from syncdesk.services.git.trees import (
 from syncdesk.services.sanitize import one_line, visible
 from syncdesk.services.sync.anatomy import SyncMerge, check_anatomy, find_sync_merge
 from syncdesk.services.sync.slice import main_line
+from syncdesk.services.write.checkout import follow_checkouts, require_clean_checkouts
 from syncdesk.services.write.message import repair_message
 from syncdesk.services.write.models import FileChange, RepairPlan, WriteResult
 from syncdesk.services.write.patchid import compare_patches
@@ -65,14 +66,17 @@ def plan_repair(
     dev: str,
     main: str,
     signoff: bool = True,
+    tracking: str | None = None,
 ) -> RepairPlan:
     """What writing ``changes`` into ``branch``'s repair would do; no ref moves.
 
-    Raises :class:`NothingToDoError` when the repair would not change, and a
+    ``tracking``: the remote-tracking ref the sync was named by; with no local
+    ``branch`` yet, the write creates it from there. Raises
+    :class:`NothingToDoError` when the repair would not change, and a
     :class:`ServiceError` when the branch has no sync merge or a merge on top.
     """
     clean_scratch(git)
-    short, ref, head = read_branch(git, branch)
+    short, ref, head, creates = read_target(git, branch, tracking)
     merge = _sync_merge(git, short, head, dev, main)
     edits, written = _edits(git, head, changes)
     new_tree = build_tree(git, head, edits)
@@ -109,10 +113,14 @@ def plan_repair(
         main=main,
         author=first.author if first else None,
         sign=should_sign(git),
+        tracking=tracking if creates else None,
+        creates=creates,
     )
 
 
-def plan_signoff(git: Git, branch: str, *, dev: str, main: str) -> RepairPlan:
+def plan_signoff(
+    git: Git, branch: str, *, dev: str, main: str, tracking: str | None = None
+) -> RepairPlan:
     """Re-sign the repair: the same tree, its message with the maintainer's ``Signed-off-by``.
 
     This is how a DCO failure of *our* commit is fixed (the merge is immutable
@@ -121,7 +129,7 @@ def plan_signoff(git: Git, branch: str, *, dev: str, main: str) -> RepairPlan:
     and a :class:`ServiceError` when there is no single repair commit to re-sign.
     """
     clean_scratch(git)
-    short, ref, head = read_branch(git, branch)
+    short, ref, head, creates = read_target(git, branch, tracking)
     merge = _sync_merge(git, short, head, dev, main)
     if len(merge.on_top) != 1:
         what = "no repair commit" if not merge.on_top else f"{len(merge.on_top)} commits"
@@ -152,6 +160,8 @@ def plan_signoff(git: Git, branch: str, *, dev: str, main: str) -> RepairPlan:
         main=main,
         author=repair.author,
         sign=should_sign(git),
+        tracking=tracking if creates else None,
+        creates=creates,
     )
 
 
@@ -159,10 +169,17 @@ def write_repair(git: Git, plan: RepairPlan) -> WriteResult:
     """Write the planned repair commit and move the branch to it, then verify.
 
     Raises :class:`BranchMovedError` (nothing changed) if the branch is no
-    longer where the plan read it.
+    longer where the plan read it, and :class:`LocalChangesError` (nothing
+    changed) if it is checked out with local changes; a clean checkout of it
+    follows the new commit (services/write/checkout.py).
     """
     clean_scratch(git)
-    short, ref, head = read_branch(git, plan.ref)
+    short, ref, head, creates = read_target(git, plan.ref, plan.tracking)
+    if creates != plan.creates:
+        raise BranchMovedError(
+            f"the local branch {one_line(short)} was "
+            f"{'deleted' if creates else 'created'} since the preview; nothing was changed"
+        )
     if head != plan.old_head:
         raise BranchMovedError(
             f"{one_line(short)} moved since it was read: it is at {head[:12]}, "
@@ -170,15 +187,21 @@ def write_repair(git: Git, plan: RepairPlan) -> WriteResult:
         )
     if git.run(["cat-file", "-e", f"{plan.new_tree}^{{tree}}"], check=False).status != 0:
         raise ServiceError("the planned tree is no longer in the repository: preview again")
+    places = require_clean_checkouts(git, ref, short)
     new_head = create_commit(
         git, plan.new_tree, (plan.merge,), plan.message, author=plan.author, sign=plan.sign
     )
     paths = ", ".join(visible(change.path) for change in plan.changes[:3]) or "squash"
-    backup = move_branch(git, short, new_head, plan.old_head, f"repair {short}: {paths}")
+    backup = move_branch(
+        git, short, new_head, plan.old_head, f"repair {short}: {paths}", create=plan.creates
+    )
+    note = follow_checkouts(places, short, plan.old_head, new_head)
     anatomy_ok, problems, tree_ok = verify(git, ref, new_head, plan.new_tree, plan.dev, plan.main)
     previous = (plan.merge, plan.old_head) if plan.replaces else None
     patch = compare_patches(git, previous, (plan.merge, new_head))
-    places = checked_out_in(git, ref)
+    if plan.creates:
+        created = f"created the local branch {one_line(short)} (it was only {plan.tracking})"
+        note = f"{created}; {note}" if note else created
     return WriteResult(
         branch=short,
         old_head=plan.old_head,
@@ -190,7 +213,7 @@ def write_repair(git: Git, plan: RepairPlan) -> WriteResult:
         patch_id_same=patch.same,
         patch_note=patch.note,
         checked_out_in=places,
-        note=stale_checkout_note(short, plan.old_head, places),
+        note=note,
     )
 
 
@@ -219,18 +242,6 @@ def verify(
         problems.append(f"expected {expected} on top of the merge, found {len(anatomy.on_top)}")
     tree_ok = now == new_head and tree_of(git, new_head) == expected_tree
     return anatomy.ok and shape, tuple(problems), tree_ok
-
-
-def stale_checkout_note(branch: str, old_head: str, places: Sequence[str]) -> str:
-    """What to tell the user when the moved branch is checked out in some work tree."""
-    if not places:
-        return ""
-    where = ", ".join(one_line(place) for place in places)
-    return (
-        f"{one_line(branch)} is checked out in {where}: its files and index were left as they "
-        f"were (at {old_head[:12]}); run `git read-tree -m -u {old_head[:12]} HEAD` there to "
-        "bring them up to date, keeping uncommitted changes"
-    )
 
 
 def diff_stat(git: Git, old: str, new: str) -> str:

@@ -14,10 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from syncdesk.services.errors import BranchMovedError, NothingToDoError, ServiceError
-from syncdesk.services.git.refs import Backup, UndoResult, list_backups, read_branch, undo_last
+from syncdesk.services.git.refs import (
+    Backup,
+    UndoResult,
+    branch_ref,
+    list_backups,
+    read_branch,
+    undo_last,
+)
 from syncdesk.services.sanitize import one_line
-from syncdesk.services.sync.session import SyncSession, writable_branch
+from syncdesk.services.sync.session import SyncSession, writable_branch, write_tracking
 from syncdesk.services.write.approved import approved_changes
+from syncdesk.services.write.checkout import follow_checkouts, require_clean_checkouts
 from syncdesk.services.write.checks import preview_checks
 from syncdesk.services.write.models import PushResult, RepairPlan, WriteResult
 from syncdesk.services.write.push import lease_for, push_url, push_with_lease
@@ -39,6 +47,7 @@ def plan_from_approved(session: SyncSession) -> RepairPlan:
             approved.changes,
             dev=refs.dev,
             main=refs.main,
+            tracking=write_tracking(session),
         )
     except NothingToDoError as error:
         message = _nothing_to_write(error.message, approved.approved, approved.conflicted)
@@ -67,6 +76,7 @@ def plan_signoff_for(session: SyncSession) -> RepairPlan:
         writable_branch(session),
         dev=refs.dev,
         main=refs.main,
+        tracking=write_tracking(session),
     )
 
 
@@ -149,18 +159,27 @@ def undo_question(target: UndoTarget) -> str:
 
 
 def undo_confirmed(session: SyncSession, target: UndoTarget) -> UndoResult:
-    """Restore the backup the user confirmed, only if the branch and its backups are unchanged."""
-    return undo_last(
+    """Restore the backup the user confirmed, only if the branch and its backups are unchanged.
+
+    As a write, an undo is refused while the branch is checked out with local
+    changes, and a clean checkout follows it (services/write/checkout.py).
+    """
+    _, ref = branch_ref(session.git, target.branch)
+    places = require_clean_checkouts(session.git, ref, target.branch)
+    result = undo_last(
         session.git, target.branch, expected_head=target.head, expected_backup=target.backup.ref
     )
+    note = follow_checkouts(places, result.branch, result.old_head, result.new_head)
+    return replace(result, note=note)
 
 
 def undone_message(result: UndoResult) -> str:
-    """What an undo did, in one line."""
-    return (
+    """What an undo did, in one line (and what a checkout that did not follow needs)."""
+    line = (
         f"{one_line(result.branch)}: {result.old_head[:12]} → {result.new_head[:12]} "
         f"(the undone head is kept in {one_line(result.backup_ref)}; undo again to go back)"
     )
+    return f"{line}; {result.note}" if result.note else line
 
 
 def write_confirmed(
