@@ -11,18 +11,23 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Header
 
-from syncdesk.screens.branch_writes import written_message
+from syncdesk.screens.branch_writes import rebuilt_message, written_message
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.desk import DeskScreen
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.models import Anatomy, Slice, SyncReport
 from syncdesk.services.sync.session import SyncSession, load_report, reopen
 from syncdesk.services.workspace.approvals import approved_count
+from syncdesk.services.write.fold import fold_question
 from syncdesk.services.write.session import (
+    fold_confirmed,
+    fold_plan,
     plan_from_approved,
     push_confirmed,
     push_lease,
     push_question,
+    rebuild_confirmed,
+    rebuild_question,
     undo_confirmed,
     undo_question,
     undo_target,
@@ -56,6 +61,7 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         Binding("s", "status", "Status", id="slice.status"),
         Binding("r", "reload", "Reload", id="slice.reload"),
         Binding("W", "write_repair", "Write repair", id="slice.write"),
+        Binding("O", "rebuild", "Rebuild", id="slice.rebuild"),
         Binding("z", "undo", "Undo write", id="slice.undo"),
         Binding("P", "push", "Push", id="slice.push"),
         Binding("enter", "open_commit", "Open commit", id="slice.open", show=False),
@@ -144,6 +150,48 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         )
         message, severity = written_message(result)
         self.notify(message, title="Repair written", severity=severity, markup=False, timeout=12)
+        self.action_reload()
+
+    def action_rebuild(self) -> None:
+        """Rebuild the sync: fold dev merged on top, else onto dev's new tip (after a yes)."""
+        self.start_action(self._rebuild)
+
+    async def _rebuild(self) -> None:
+        session, report = self.session, self.report
+        if report is None:
+            return
+        ours = report.anatomy.ours
+        if ours is not None and ours.merges:
+            plan = await self.busy("Reading the merges of dev on top…", fold_plan, session)
+            if not await self.app.push_screen_wait(ConfirmScreen(fold_question(plan), "Fold")):
+                self.notify("Nothing was written.", markup=False)
+                return
+            result = await self.busy("Folding the merges of dev…", fold_confirmed, session, plan)
+            message, severity = written_message(result)
+            self.notify(message, title="Rebuilt", severity=severity, markup=False, timeout=12)
+            self.action_reload()
+            return
+        advanced = report.dev_advanced
+        if not advanced.commits:
+            self.notify(
+                "Nothing to rebuild: no merge of dev sits on top, and dev has not moved since "
+                "the dev base.",
+                markup=False,
+            )
+            return
+        question = rebuild_question(report)
+        if not await self.app.push_screen_wait(ConfirmScreen(question, "Rebuild")):
+            self.notify("Nothing was written.", markup=False)
+            return
+        rebuilt = await self.busy(
+            "Rebuilding on dev's tip…",
+            rebuild_confirmed,
+            session,
+            report.refs.head,
+            advanced.dev_tip,
+        )
+        message, severity = rebuilt_message(rebuilt)
+        self.notify(message, title="Rebuilt", severity=severity, markup=False, timeout=15)
         self.action_reload()
 
     def action_undo(self) -> None:

@@ -1,6 +1,6 @@
 """The ``syncdesk`` command line: the TUI, ``demo``, ``sandbox``, ``report``, ``learn``, writers.
 
-The writers (``repair``, ``undo``, ``rebuild``, ``push``) act on a local sync
+The writers (``repair``, ``undo``, ``rebuild``, ``fold``, ``push``) act on a local sync
 branch: ``--branch NAME``, else the checked-out branch. Each prints what it
 did and, when it moved the branch, the new head as its last line.
 
@@ -194,9 +194,13 @@ def _writer_commands(commands: argparse._SubParsersAction[_Parser]) -> None:
         "rebuild", help="rebuild the sync on a new dev base, carrying every resolution over"
     )
     rebuild.add_argument("--onto", required=True, help="the dev commit to rebuild on")
+    fold = commands.add_parser(
+        "fold",
+        help="dev merged on top: rebuild as one merge on the newest dev + one repair, same files",
+    )
     push = commands.add_parser("push", help="push the branch with a lease (asks first)")
     push.add_argument("--yes", action="store_true", help="do not ask (scripts)")
-    for command in (repair, undo, rebuild, push):
+    for command in (repair, undo, rebuild, fold, push):
         command.add_argument("--branch", default=None, help=branch_help)
         _sync_options(command, inherited=True)
 
@@ -582,6 +586,23 @@ def _repair(args: argparse.Namespace) -> int:
     return 0 if result.anatomy_ok and result.tree_verified else EXIT_ERROR
 
 
+def _fold(args: argparse.Namespace) -> int:
+    from syncdesk.services.write.session import fold_confirmed, fold_plan
+
+    session, _ = _writer_session(args)
+    plan = fold_plan(session)
+    result = fold_confirmed(session, plan)
+    merges = ", ".join(sha[:12] for sha in plan.merges)
+    print(
+        f"Folded {one_line(result.branch)} onto dev {plan.onto[:12]}: merges of dev {merges} "
+        f"dropped (was {result.old_head[:12]}; backup {result.backup_ref})"
+    )
+    _print_checks(result.anatomy_ok, result.problems, result.tree_verified, result.patch_note)
+    _print_note(result.note)
+    print(result.new_head)
+    return 0 if result.anatomy_ok and result.tree_verified else EXIT_ERROR
+
+
 def _print_plan(plan: RepairPlan) -> None:
     what = (
         f"replaces {len(plan.replaces)} commit(s) on top of the merge, up to {plan.old_repair[:12]}"
@@ -686,4 +707,10 @@ def _push(args: argparse.Namespace) -> int:
     return 0 if result.ok else EXIT_ERROR
 
 
-_WRITERS = {"repair": _repair, "undo": _undo, "rebuild": _rebuild, "push": _push}
+_WRITERS = {
+    "repair": _repair,
+    "undo": _undo,
+    "rebuild": _rebuild,
+    "fold": _fold,
+    "push": _push,
+}

@@ -194,6 +194,11 @@ GRAMMAR: tuple[Kind, ...] = (
                 ("slice.write", "status.resign"),
             ),
             KeyUse(("w",), "in the preview: write it (after a y)", ("preview.write",)),
+            KeyUse(
+                ("O",),
+                "Slice: rebuild the sync (fold dev merged on top; else onto dev's new tip)",
+                ("slice.rebuild",),
+            ),
         ),
     ),
     Kind(

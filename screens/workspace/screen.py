@@ -191,6 +191,17 @@ class WorkspaceScreen(
         self.query_one("#ws-body").display = True
         for note in data.loaded.notes:
             self.notify(note, severity="warning", markup=False)
+        if data.merges_on_top:
+            self.notify(
+                f"Dev is merged on top of this sync ({len(data.merges_on_top)} merge(s)): the dev "
+                "side here is the old dev base, and no repair can be written over a merge. "
+                "Rebuild first (O on the Slice screen): one merge on the newest dev plus one "
+                "repair, the same files.",
+                title="Rebuild before deciding",
+                severity="warning",
+                markup=False,
+                timeout=20,
+            )
         if data.built:  # (with no conflict too: it says what it judged)
             self._auditing = True
             bar = self.query_one(LoadingBar)

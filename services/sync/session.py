@@ -196,7 +196,10 @@ def load_report(
     # and the blame run on threads while this one reads the conflicts and audits.
     with Ahead() as ahead:
         advanced = ahead.ask(dev_advanced, git, dev_base, refs.dev, refs.head)
-        protected = ahead.ask(protected_files, git, refs.head, dev_base, config.keep_dev)
+        # With dev merged on top, "dev's version" is the newest dev the head holds
+        # (the one definition of ours, services/sync/ours.py), as for the audit.
+        newest_dev = ours.dev if ours is not None else dev_base
+        protected = ahead.ask(protected_files, git, refs.head, newest_dev, config.keep_dev)
         # The remerge-diff list needs the conflicted files: the conflicts read below,
         # added after, so the parents are merged twice (remerge-diff, here), not three times.
         stats = ahead.ask(line_stats, git, dev_base, refs.head, merge.sha if merge else None, ())

@@ -42,6 +42,9 @@ class WorkspaceData:
     # hunks: the workspace needs it to tell whether such a line is back (after
     # a restart too), and to restore it.
     dev_files: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Merges of dev on top of the sync merge: the dev side shown is the old dev
+    # base's, and no repair can be written until they are folded (services/write/fold.py).
+    merges_on_top: tuple[str, ...] = ()
 
     @property
     def built(self) -> bool:
@@ -100,7 +103,15 @@ def load_workspace(
     contents = read_blobs(git, blobs, limit=git.large_file_limit)
     texts = {oid: tuple(bytes_to_lines(data)) for oid, data in contents.items()}
     data = WorkspaceData(
-        conflicts, loaded, branch, texts, suggestions, file_suggestions, None, store
+        conflicts,
+        loaded,
+        branch,
+        texts,
+        suggestions,
+        file_suggestions,
+        None,
+        store,
+        merges_on_top=merge.merges_on_top if merge is not None else (),
     )
     if not audit:
         return data

@@ -31,7 +31,12 @@ from syncdesk.services.conflicts.threeway import three_way
 from syncdesk.services.decisions.carryover import ResolutionStore
 from syncdesk.services.decisions.learn import remember
 from syncdesk.services.decisions.learned import learned_from
-from syncdesk.services.errors import MissingRefError, NothingToDoError, ServiceError
+from syncdesk.services.errors import (
+    BranchMovedError,
+    MissingRefError,
+    NothingToDoError,
+    ServiceError,
+)
 from syncdesk.services.git.commit import (
     CommitInfo,
     create_commit,
@@ -63,15 +68,23 @@ def rebuild_onto(
     store: ResolutionStore | None = None,
     signoff: bool = True,
     tracking: str | None = None,
+    expected_head: str | None = None,
 ) -> RebuildResult:
     """Rebuild ``branch``'s sync on the dev commit ``onto`` and move the branch to it.
 
     ``tracking``: the remote-tracking ref the sync was named by; with no local
-    ``branch`` yet, it is created. A checkout of the branch must be clean and
-    follows the new head (services/write/checkout.py).
+    ``branch`` yet, it is created. ``expected_head``: the head the user
+    confirmed; the rebuild is refused (nothing changed) if the branch is
+    elsewhere. A checkout of the branch must be clean and follows the new head
+    (services/write/checkout.py).
     """
     clean_scratch(git)
     short, ref, old_head, creates = read_target(git, branch, tracking)
+    if expected_head is not None and old_head != expected_head:
+        raise BranchMovedError(
+            f"{one_line(short)} moved since you confirmed: it is at {old_head[:12]}, "
+            f"expected {expected_head[:12]}; nothing was changed"
+        )
     places = require_clean_checkouts(git, ref, short)
     merge = _sync_merge(git, short, old_head, dev, main)
     onto_sha = _onto(git, onto, dev, merge)
@@ -150,8 +163,9 @@ def _sync_merge(git: Git, branch: str, head: str, dev: str, main: str) -> SyncMe
         raise ServiceError(f"{one_line(branch)} has no sync merge to rebuild")
     if merge.merges_on_top:
         raise ServiceError(
-            f"merge {merge.merges_on_top[0][:12]} sits on top of the sync merge of "
-            f"{one_line(branch)}: syncdesk will not rebuild over it"
+            f"merge {merge.merges_on_top[0][:12]} of dev sits on top of the sync merge of "
+            f"{one_line(branch)}: fold it first (syncdesk fold: one merge on the newest dev "
+            "plus one repair, the same files), then rebuild onto a newer dev"
         )
     return merge
 

@@ -10,15 +10,14 @@ moves the branch with a compare-and-swap after a backup
 the anatomy (N originals + merge + exactly one repair), the tree, and the
 patch id against the previous repair.
 
-The user's work tree, index and HEAD are never touched. A branch that is
-checked out somewhere keeps its files and index as they were (git itself
-refuses to move a checked-out branch under ``git branch -f`` for this
-reason); the result names those work trees and the command that brings one
-up to date while keeping its uncommitted changes.
+The user's work tree, index and HEAD are never touched, but a clean checkout
+of the branch written, which follows the write (:mod:`syncdesk.services.write.checkout`);
+a checkout with local changes refuses the write before anything is made.
 
 Several commits on top of the merge are folded into the one repair (the
-anatomy's rule), their subjects listed in its message; a *merge* on top is
-refused: folding it would put dev's changes into the repair.
+anatomy's rule), their subjects listed in its message; a *merge* of dev on top
+is refused here, with the way out: :mod:`syncdesk.services.write.fold` rebuilds
+the branch as one merge on the newest dev plus one repair, the same files.
 """
 
 from __future__ import annotations
@@ -274,8 +273,9 @@ def _sync_merge(git: Git, branch: str, head: str, dev: str, main: str) -> SyncMe
         )
     if merge.merges_on_top:
         raise ServiceError(
-            f"merge {merge.merges_on_top[0][:12]} sits on top of the sync merge of "
-            f"{one_line(branch)}: syncdesk will not fold a merge into the repair"
+            f"merge {merge.merges_on_top[0][:12]} of dev sits on top of the sync merge of "
+            f"{one_line(branch)}: rebuild it first as one merge on the newest dev plus one "
+            "repair, the same files (O on the Slice screen, or syncdesk fold), then write"
         )
     return merge
 

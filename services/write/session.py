@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from syncdesk.services.decisions.carryover import ResolutionStore
 from syncdesk.services.errors import BranchMovedError, NothingToDoError, ServiceError
 from syncdesk.services.git.refs import (
     Backup,
@@ -23,12 +24,15 @@ from syncdesk.services.git.refs import (
     undo_last,
 )
 from syncdesk.services.sanitize import one_line
+from syncdesk.services.sync.models import SyncReport
 from syncdesk.services.sync.session import SyncSession, writable_branch, write_tracking
 from syncdesk.services.write.approved import approved_changes
 from syncdesk.services.write.checkout import follow_checkouts, require_clean_checkouts
 from syncdesk.services.write.checks import preview_checks
-from syncdesk.services.write.models import PushResult, RepairPlan, WriteResult
+from syncdesk.services.write.fold import FoldPlan, fold_merges, plan_fold
+from syncdesk.services.write.models import PushResult, RebuildResult, RepairPlan, WriteResult
 from syncdesk.services.write.push import lease_for, push_url, push_with_lease
+from syncdesk.services.write.rebuild import rebuild_onto
 from syncdesk.services.write.repair import plan_repair, plan_signoff, write_repair
 
 
@@ -198,3 +202,47 @@ def write_confirmed(
             "at it (the preview asks; syncdesk repair --write --despite-syntax-errors)"
         )
     return write_repair(session.git, plan)
+
+
+def fold_plan(session: SyncSession) -> FoldPlan:
+    """What folding the session branch's merges of dev would do (services/write/fold.py)."""
+    refs = session.refs
+    return plan_fold(
+        session.git,
+        writable_branch(session),
+        dev=refs.dev,
+        main=refs.main,
+        tracking=write_tracking(session),
+    )
+
+
+def fold_confirmed(session: SyncSession, plan: FoldPlan) -> WriteResult:
+    """Fold exactly what the user confirmed; refused if the branch moved since."""
+    return fold_merges(session.git, plan)
+
+
+def rebuild_question(report: SyncReport) -> str:
+    """The confirmation of a rebuild on dev's new tip."""
+    advanced = report.dev_advanced
+    new = len(advanced.commits)
+    return (
+        f"Rebuild the sync ({report.refs.head[:12]}) on dev's tip {advanced.dev_tip[:12]} "
+        f"({new} new dev commit{'s' if new != 1 else ''})? Every hand resolution of the "
+        "merge and the repair is carried over; what no longer applies is listed to decide "
+        "again. A backup is kept, and undo restores the branch."
+    )
+
+
+def rebuild_confirmed(session: SyncSession, head: str, onto: str) -> RebuildResult:
+    """Rebuild the session's sync on ``onto``, only if the branch is still at ``head``."""
+    refs = session.refs
+    return rebuild_onto(
+        session.git,
+        writable_branch(session),
+        onto,
+        dev=refs.dev,
+        main=refs.main,
+        store=ResolutionStore.open(session.git),
+        tracking=write_tracking(session),
+        expected_head=head,
+    )

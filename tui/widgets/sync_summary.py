@@ -37,12 +37,15 @@ def summary_lines(report: SyncReport, approved: int | None = None) -> list[Conte
         if advanced.merges_cleanly:
             lines.append(_row("", ("✓ merges cleanly", OK)))
         else:
-            lines.append(_row("", ("✗ conflicts: rebuild", f"bold {BAD}")))
+            lines.append(_row("", ("✗ conflicts: O rebuilds on it", f"bold {BAD}")))
     lines.append(Content(""))
     lines.append(Content.styled("Protected files", f"bold {MUTED}"))
+    ours = report.anatomy.ours
+    # With dev merged on top, dev's version is the newest dev the head holds.
+    against = f"dev {short(ours.dev)}" if ours is not None and ours.merges else "dev base"
     for item in report.protected_files:
         mark, style = ("✓", OK) if item.identical else ("✗", BAD)
-        verdict = "" if item.identical else "  differs from dev base"
+        verdict = "" if item.identical else f"  differs from {against}"
         lines.append(Content.assemble(("  " + mark + " ", style), item.path, (verdict, style)))
     lines.append(Content(""))
     lines.append(_row("Conflicts", conflict_summary(report.conflicts)))
@@ -96,6 +99,11 @@ def next_step(report: SyncReport, approved: int | None) -> str:
     """What comes next, under the conflicts: "3 of 11 files approved · W previews the repair"."""
     conflicts = report.conflicts
     total = len(conflicts.files) if conflicts is not None else 0
+    ours = report.anatomy.ours
+    if ours is not None and ours.merges:
+        # The workspace's dev side and every write need one merge on the newest dev:
+        # said before any decision is made, not by the write at the end.
+        return "dev is merged on top: O first rebuilds it as one merge + one repair (same files)"
     if not total or approved is None:
         return "c opens the conflict workspace"
     done = f"{approved} of {counted(total, 'file')} approved"
