@@ -18,6 +18,7 @@ from syncdesk.services.sync.models import CommitDetails
 from syncdesk.services.sync.session import SyncSession, load_commit
 from syncdesk.tui.text import counted, error_line, literal
 from syncdesk.tui.widgets.key_footer import KeyFooter
+from syncdesk.tui.widgets.row_table import RowTable
 
 
 def header_lines(details: CommitDetails) -> Content:
@@ -69,7 +70,7 @@ class CommitScreen(Screen[None]):
             yield Static(id="commit-header")
             yield Static(id="commit-message")
             yield Label("Files", id="files-title")
-            yield DataTable[Text](id="commit-files", cursor_type="row", zebra_stripes=True)
+            yield RowTable[Text](id="commit-files", cursor_type="row", zebra_stripes=True)
         yield KeyFooter()
 
     def on_mount(self) -> None:

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Label
 
 from syncdesk.tui.keys import GRAMMAR, display, kind_of
+from syncdesk.tui.widgets.row_table import RowTable
 
 # The generic keys (help, quit, the palette, Textual's own scrolling and focus
 # keys, which the grammar gives no id) come last, under this one heading.
@@ -69,7 +70,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Label("Keys", id="help-title")
-            yield DataTable[Text](id="help-table", cursor_type="row", zebra_stripes=True)
+            yield RowTable[Text](id="help-table", cursor_type="row", zebra_stripes=True)
             yield Label(
                 "ctrl+p opens the command palette, which lists every action too; "
                 "L shows the screen's symbols."

@@ -28,6 +28,7 @@ from syncdesk.services.sanitize import one_line
 from syncdesk.services.workspace.lost_changes import LostChange, lost_changes
 from syncdesk.tui.text import error_line, literal
 from syncdesk.tui.widgets.key_footer import KeyFooter
+from syncdesk.tui.widgets.row_table import RowTable
 
 BREAKAGE = "breakage"
 
@@ -72,7 +73,7 @@ class LostChangesScreen(Screen[ChangeChoice | None]):
     def compose(self) -> ComposeResult:
         yield Header(icon="⇄")
         yield Label(id="lost-summary")
-        yield DataTable[Text](id="lost-table", cursor_type="row", zebra_stripes=True)
+        yield RowTable[Text](id="lost-table", cursor_type="row", zebra_stripes=True)
         yield KeyFooter()
 
     def on_mount(self) -> None:

@@ -13,10 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App
+from textual.binding import Binding
+from textual.widgets._footer import FooterKey  # the footer's key widget
 
 from syncdesk.screens.commit_screen import CommitScreen
 from syncdesk.screens.findings_screen import FindingsScreen
 from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.screens.status_screen import StatusScreen
 from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.demo.world import build_world
@@ -24,6 +27,7 @@ from syncdesk.services.sandbox.server import Sandbox
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.findings_table import FindingsTable
+from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.threeway import SEPARATOR, ThreeWayView
 from tests.prworld import pr_app
@@ -43,7 +47,12 @@ def screen_lines(app: App[Any]) -> list[str]:
 
 
 def footer_line(app: App[Any]) -> str:
-    return screen_lines(app)[-1]
+    """The footer's rows (one, or two when a screen's keys wrap), as one line of text."""
+    footers = app.screen.query(KeyFooter)
+    if not footers:
+        return screen_lines(app)[-1]
+    region = footers.first().region
+    return " ".join(screen_lines(app)[region.y : region.bottom])
 
 
 async def _footer_shows_help_and_quit(pilot: Any) -> None:
@@ -226,6 +235,53 @@ async def test_the_finding_in_full_is_under_the_table_at_80x24(
         assert "Origin" in header and "Disposition" in header  # what the table is read for
         assert any("F8" in line and "repair 6" in line for line in shown[: table.region.bottom])
         await _footer_shows_help_and_quit(pilot)
+
+
+def own_keys(screen: Any) -> set[str]:
+    """The keys a screen's footer must show: its own bindings that say show=True."""
+    keys = set()
+    for cls in type(screen).__mro__:
+        for binding in getattr(cls, "BINDINGS", ()):
+            if (
+                isinstance(binding, Binding)
+                and binding.show
+                and not cls.__module__.startswith("textual")
+            ):
+                keys.add(binding.key.split(",")[0])
+    return keys
+
+
+def shown_keys(app: App[Any]) -> set[str]:
+    """The keys the footer shows, as Textual names them (its FooterKey widgets on screen)."""
+    footer = app.screen.query_one(KeyFooter)
+    # A key cut at the terminal's edge is laid out past it: only those wholly inside count.
+    edge = footer.region.intersection(app.screen.region)
+    return {key.key for key in footer.query(FooterKey) if edge.contains_region(key.region)}
+
+
+async def test_at_80x24_every_screen_shows_all_its_own_keys(
+    pr_world: DemoFacts, pr_sandbox: Sandbox
+) -> None:
+    # The workspace dropped d m u a e z at 80 columns, Findings e P and escape, Status
+    # v r and escape: a screen's own keys wrap onto a second row, in short labels.
+    async with pr_app(pr_world, pr_sandbox).run_test(size=SMALL) as pilot:
+        for opened, key in ((SliceScreen, None), (WorkspaceScreen, "c"), (FindingsScreen, "f"),
+                            (StatusScreen, "s")):  # fmt: skip
+            if key is not None:
+                await pilot.press("escape")
+                await until_loaded(pilot, SliceScreen)
+                await pilot.press(key)
+            screen = await until_loaded(pilot, opened)
+            await until(
+                pilot,
+                lambda screen=screen: own_keys(screen) <= shown_keys(pilot.app),
+                lambda screen=screen: (
+                    f"{type(screen).__name__}: missing "
+                    f"{sorted(own_keys(screen) - shown_keys(pilot.app))} "
+                    f"in {footer_line(pilot.app)!r}"
+                ),
+            )
+            assert "? Help" in footer_line(pilot.app)
 
 
 async def test_the_commit_view_footer_keeps_help_and_quit(demo_facts: DemoFacts) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.command import CommandPalette
 from textual.widgets import DataTable, TextArea
 
 from syncdesk.screens.commit_screen import CommitScreen
@@ -30,11 +31,19 @@ from syncdesk.services.sandbox.server import Sandbox
 from syncdesk.services.sync.config import user_config_path
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.cli import main
+from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.threeway import ThreeWayView
 from tests.prworld import pr_app
 from tests.test_tui_workspace import _open_file, _open_workspace
-from tests.waiting import toasts, until, until_loaded, until_screen, until_toast
+from tests.waiting import (
+    toasts,
+    until,
+    until_loaded,
+    until_palette_offers,
+    until_screen,
+    until_toast,
+)
 from tests.worlds import demo_session
 
 SIZE = (160, 45)
@@ -157,22 +166,69 @@ async def test_after_n_passes_a_modify_delete_file_the_arrows_still_scroll(
         await until(pilot, lambda: view.text_offset == shifted + 8, "the text scrolled sideways")
 
 
-async def test_n_on_the_last_hunk_and_z_with_nothing_to_undo_say_so(tmp_path: Path) -> None:
-    async with _workspace(tmp_path, notifications=True) as (facts, pilot, screen):
-        await _open_file(pilot, screen, TWO_HUNKS)
+async def test_n_and_p_go_on_across_files_and_z_with_nothing_to_undo_says_so(
+    tmp_path: Path,
+) -> None:
+    async with _workspace(tmp_path, notifications=True) as (_facts, pilot, screen):
+        files: list[Any] = list(screen.data.conflicts.files)
+        first = files[0]
+        await _open_file(pilot, screen, first.path)
         await pilot.press("p")
-        await until_toast(pilot, "This is the first hunk (1 of 2)")
-        await pilot.press("n", "n")
-        await until_toast(pilot, "This is the last hunk (2 of 2): N goes to the next file")
+        await until_toast(pilot, "This is the first hunk of the first file.")
+        index = next(i for i, c in enumerate(files) if c.path == TWO_HUNKS)
+        await _open_file(pilot, screen, TWO_HUNKS)
+        await pilot.press("n", "n")  # past its last hunk: the next file's first
+        following = files[index + 1]
+        await until(pilot, lambda: screen.conflict.path == following.path, "n: on to the next file")
+        assert screen.state.cursor.hunk == 0
+        await pilot.press("p")  # and back: the previous file's last hunk
+        await until(pilot, lambda: screen.conflict.path == TWO_HUNKS, "p: back a file")
         assert screen.state.cursor.hunk == 1
         await pilot.press("z")
         await until_toast(pilot, "Nothing to undo in this file.")
         await pilot.press("y")
         await until_toast(pilot, "Nothing to redo in this file.")
-        gone = next(c for c in facts.conflicts if c.type == "modify/delete")
-        await _open_file(pilot, screen, gone.path)
-        await pilot.press("n")
-        await until_toast(pilot, "This file has no hunks: it is resolved whole (D or M).")
+        last = files[-1]
+        await _open_file(pilot, screen, last.path)
+        for _ in range(max(1, len(last.hunks))):
+            await pilot.press("n")
+        await until_toast(pilot, "This is the last hunk of the last file.")
+
+
+async def test_slash_finds_a_file_by_any_part_of_its_path(tmp_path: Path) -> None:
+    async with _workspace(tmp_path) as (_facts, pilot, screen):
+        files: list[Any] = list(screen.data.conflicts.files)
+        target = files[-1]
+        name = target.path.rsplit("/", 1)[-1].removesuffix(".py")
+        await pilot.press("slash")
+        await until_screen(pilot, CommandPalette)
+        await pilot.press(*name)
+        await until_palette_offers(pilot, target.path)
+        await pilot.press("enter")
+        await until(pilot, lambda: screen.conflict.path == target.path, "the file found is open")
+        files_list = screen.query_one(ConflictList)
+        assert files_list.selected_path == target.path
+
+
+async def test_the_palette_finds_files_too(tmp_path: Path) -> None:
+    async with _workspace(tmp_path) as (_facts, pilot, screen):
+        target = list(screen.data.conflicts.files)[-1]
+        await pilot.press("ctrl+p")
+        await until_screen(pilot, CommandPalette)
+        await pilot.press(*target.path.rsplit("/", 1)[-1])
+        await until_palette_offers(pilot, f"Open {target.path}")
+        await pilot.press("enter")
+        await until(pilot, lambda: screen.conflict.path == target.path, "opened from the palette")
+
+
+async def test_home_and_end_move_the_cursor_in_a_table(tmp_path: Path) -> None:
+    async with _workspace(tmp_path) as (_facts, pilot, screen):
+        files_list = screen.query_one(ConflictList)
+        files_list.focus()
+        await pilot.press("end")
+        await until(pilot, lambda: files_list.cursor_row == files_list.row_count - 1, "End: last")
+        await pilot.press("home")
+        await until(pilot, lambda: files_list.cursor_row == 0, "Home: the first row")
 
 
 # -- the Slice screen's writes --------------------------------------------------------------

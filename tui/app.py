@@ -119,6 +119,12 @@ class SyncDeskApp(App[None]):
                 f"key {binding.key_display or binding.key}",
                 partial(screen.run_action, binding.action),
             )
+        # The workspace's conflicted files: "training" finds megatron/training/training.py.
+        file_commands = getattr(screen, "file_commands", None)
+        if callable(file_commands):
+            for command in file_commands():
+                help_line = command.help_text or ""
+                yield SystemCommand(f"Open {command.name}", help_line, command.callback)
 
     def _fatal_error(self) -> None:
         # Textual's default crash report is a Rich traceback with show_locals=True,

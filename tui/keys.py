@@ -26,6 +26,7 @@ KEY_DISPLAY = {
     "right": "→",
     "question_mark": "?",
     "plus": "+",
+    "slash": "/",
 }
 
 
@@ -93,8 +94,17 @@ GRAMMAR: tuple[Kind, ...] = (
                 "the workspace's text sideways",
                 ("view.left", "view.right"),
             ),
-            KeyUse(("n", "p"), "next / previous hunk", ("ws.next", "ws.prev")),
+            KeyUse(
+                ("n", "p"),
+                "next / previous hunk, on into the next / previous file",
+                ("ws.next", "ws.prev"),
+            ),
             KeyUse(("N",), "next file not yet approved", ("ws.next_file",)),
+            KeyUse(
+                ("slash",),
+                "workspace: find a conflicted file by any part of its path",
+                ("ws.find",),
+            ),
             KeyUse(
                 ("x",), "next probable accident (a dev line the result lost)", ("ws.next_accident",)
             ),
@@ -275,7 +285,11 @@ GRAMMAR: tuple[Kind, ...] = (
             KeyUse(("q",), "quit", ("app.quit",)),
             KeyUse(("ctrl+p",), "the command palette: every action of the screen"),
             KeyUse(("tab", "shift+tab"), "the next / previous pane"),
-            KeyUse(("pageup", "pagedown", "home", "end"), "scroll"),
+            KeyUse(
+                ("pageup", "pagedown", "home", "end"),
+                "scroll; in a list: a page up / down, the first / last row",
+                ("table.first", "table.last"),
+            ),
         ),
         generic=True,
     ),
@@ -295,3 +309,33 @@ def kind_of(key: str, binding_id: str | None) -> Kind | None:
             if binding_id in use.ids and key in use.keys:
                 return kind
     return None
+
+
+# What the footer says for an action on a narrow terminal, where every screen's own
+# keys must still fit (two rows at 80 columns); the help and the palette keep the
+# full descriptions. Keyed by the binding's action.
+SHORT_LABELS = {
+    "next_hunk": "Next",
+    "previous_hunk": "Prev",
+    "next_file": "Next file",
+    "find_file": "Find",
+    "take('dev')": "Dev",
+    "take('main')": "Main",
+    "take('union')": "Union",
+    "attribution": "Who",
+    "write_repair": "Write",
+    "undo": "Undo",
+    "select_cursor": "Open",
+    "override": "Override",
+    "description": "Describe",
+    "dispose('fix-on-dev')": "On dev",
+    "dispose('fix-on-main')": "On main",
+    "dispose('fix-here')": "Here",
+    "accept": "Accept",
+    "toggle_threads": "Threads",
+    "breakage": "Breakage",
+    "resign": "Re-sign",
+    "trigger": "CI",
+    "choose('restore')": "Restore",
+    "choose('open')": "Go",
+}

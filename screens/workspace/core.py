@@ -8,7 +8,10 @@ use is declared once, here, and typed for ``mypy --strict``.
 
 from __future__ import annotations
 
+from functools import partial
+
 from textual import on
+from textual.command import SimpleCommand
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
@@ -195,27 +198,36 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
         self._step_hunk(-1)
 
     def _step_hunk(self, delta: int) -> None:
+        """One hunk on; past a file's last (or first) hunk, on into the next (previous) file."""
         conflict = self.conflict
-        if conflict is None or self.state is None:
+        if conflict is None or self.state is None or self.data is None:
             return
-        if not conflict.hunks:
-            self.notify("This file has no hunks: it is resolved whole (D or M).", markup=False)
-            return
-        target = self.state.cursor.hunk + delta
         count = len(conflict.hunks)
-        if target >= count:
-            self.notify(
-                f"This is the last hunk ({count} of {count}): N goes to the next file "
-                "not yet approved.",
-                markup=False,
-            )
+        target = self.state.cursor.hunk + delta
+        if 0 <= target < count:
+            self._move_cursor(conflict.path, target)
+            self.query_one(ThreeWayView).scroll_to_hunk(self.state.cursor.hunk)
+            self.query_one("#ws-hunk-info", Static).update(self._info(conflict))
             return
-        if target < 0:
-            self.notify(f"This is the first hunk (1 of {count}).", markup=False)
+        files = self.data.conflicts.files
+        index = next((i for i, f in enumerate(files) if f.path == conflict.path), 0) + delta
+        if not 0 <= index < len(files):
+            where = "last hunk of the last file" if delta > 0 else "first hunk of the first file"
+            self.notify(f"This is the {where}.", markup=False)
             return
-        self._move_cursor(conflict.path, target)
-        self.query_one(ThreeWayView).scroll_to_hunk(self.state.cursor.hunk)
-        self.query_one("#ws-hunk-info", Static).update(self._info(conflict))
+        following = files[index]
+        self.go_to_file(following.path, 0 if delta > 0 else max(0, len(following.hunks) - 1))
+
+    def go_to_file(self, path: str, hunk: int = 0) -> None:
+        """Open ``path`` at ``hunk``, with the file list's cursor on it and the view focused."""
+        files = self.query_one(ConflictList)
+        files.move_cursor(row=files.get_row_index(path))
+        self._open(path, hunk=hunk)
+        view = self.query_one(ThreeWayView)
+        # A file with nothing to draw hid the view, and Textual moved the focus
+        # away from it: give it back, or ←/→ would scroll nothing.
+        if view.display:
+            view.focus()
 
     def action_next_file(self) -> None:
         """Go to the next file that is not approved."""
@@ -225,14 +237,30 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
         if following is None:
             self.notify("Every file is approved.")
             return
-        files = self.query_one(ConflictList)
-        files.move_cursor(row=files.get_row_index(following.path))
-        self._open(following.path)
-        view = self.query_one(ThreeWayView)
-        # A file with nothing to draw hid the view, and Textual moved the focus
-        # away from it: give it back, or ←/→ would scroll nothing.
-        if view.display:
-            view.focus()
+        self.go_to_file(following.path)
+
+    def action_find_file(self) -> None:
+        """Type to find a conflicted file by any part of its path, and open it."""
+        if self.data is None or self.state is None:
+            return
+        self.app.search_commands(self.file_commands(), placeholder="Find a conflicted file…")
+
+    def file_commands(self) -> list[SimpleCommand]:
+        """One palette command per conflicted file: its path, what is left in it."""
+        if self.data is None or self.state is None:
+            return []
+        commands = []
+        for conflict in self.data.conflicts.files:
+            word = file_status(self.state, conflict, self.policies.get(conflict.path)).value
+            hunks = f"{len(conflict.hunks)} hunk(s)" if conflict.hunks else "whole file"
+            commands.append(
+                SimpleCommand(
+                    conflict.display_path,
+                    partial(self.go_to_file, conflict.path),
+                    f"{word} · {hunks} · {conflict.type}",
+                )
+            )
+        return commands
 
     # -- decisions --------------------------------------------------------------------
 

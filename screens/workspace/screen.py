@@ -62,6 +62,7 @@ class WorkspaceScreen(
         Binding("n", "next_hunk", "Next hunk", id="ws.next"),
         Binding("p", "previous_hunk", "Prev hunk", id="ws.prev"),
         Binding("N", "next_file", "Next unresolved", id="ws.next_file"),
+        Binding("slash", "find_file", "Find file", id="ws.find"),
         Binding("F", "files", "Files", id="ws.files"),
         Binding("Z", "zoom", "Zoom", id="ws.zoom"),
         Binding("d", "take('dev')", "Take dev", id="ws.dev"),

@@ -6,10 +6,11 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
 
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.models import FileStatus
+from syncdesk.tui.text import path_tail
+from syncdesk.tui.widgets.row_table import RowTable
 
 STATUS_MARKS = {
     FileStatus.UNRESOLVED: ("●", "bold red"),
@@ -21,7 +22,7 @@ STATUS_MARKS = {
 PATH_WIDTH = 28
 
 
-class ConflictList(DataTable[Text]):
+class ConflictList(RowTable[Text]):
     """One row per conflicted file; the row key is the file's raw path."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -52,8 +53,7 @@ class ConflictList(DataTable[Text]):
         self.clear()
         for conflict in files:
             mark, style = STATUS_MARKS[statuses[conflict.path]]
-            path = Text(conflict.display_path)
-            path.truncate(PATH_WIDTH, overflow="ellipsis")
+            path = Text(path_tail(conflict.display_path, PATH_WIDTH))
             self.add_row(
                 Text(mark, style=style),
                 path,

@@ -7,12 +7,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
 
 from syncdesk.services.review.pull_request import FindingsData
 from syncdesk.services.review.reply import label
 from syncdesk.services.sanitize import one_line
 from syncdesk.tui.widgets.columns import Column, fit_columns
+from syncdesk.tui.widgets.row_table import RowTable
 
 SEVERITY_STYLES = {"CRITICAL": "bold red", "IMPORTANT": "yellow", "HIGH": "bold red"}
 
@@ -28,7 +28,7 @@ COLUMNS = (
 MIN_TITLE = 20
 
 
-class FindingsTable(DataTable[Text]):
+class FindingsTable(RowTable[Text]):
     """The row key is the finding's id."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

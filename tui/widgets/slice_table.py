@@ -7,11 +7,11 @@ from typing import ClassVar
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
 
 from syncdesk.services.sync.models import Slice, SliceCommit
 from syncdesk.tui.text import literal
 from syncdesk.tui.widgets.columns import Column, fit_columns
+from syncdesk.tui.widgets.row_table import RowTable
 
 SIGNOFF_STYLES = {"✓": "green", "≠": "yellow", "✗": "bold red"}
 
@@ -31,7 +31,7 @@ COLUMNS = (
 MIN_SUBJECT = 24
 
 
-class SliceTable(DataTable[Text]):
+class SliceTable(RowTable[Text]):
     """The slice's commits; the row key is the commit's full SHA."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
