@@ -51,6 +51,8 @@ def header_lines(details: CommitDetails) -> Content:
 class CommitScreen(Screen[None]):
     """Full message and stats of one commit, loaded in a worker."""
 
+    LEGEND = "commit"  # L explains the file table's counts (syncdesk.tui.legend)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="commit.back"),
         Binding("j", "scroll_down", "Scroll down", show=False, id="commit.down"),

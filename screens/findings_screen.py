@@ -135,6 +135,8 @@ class FindingsScreen(DeskScreen[tuple[SyncSession, FindingsData]]):
     @on(DataTable.RowHighlighted, "#findings-table")
     def _highlighted(self) -> None:
         self._show_detail()
+        # Another finding starts at its top, not where the previous one was scrolled to.
+        self.query_one("#finding-pane", VerticalScroll).scroll_home(animate=False)
 
     def _show_detail(self) -> None:
         view, data = self.view, self.data
@@ -179,7 +181,9 @@ class FindingsScreen(DeskScreen[tuple[SyncSession, FindingsData]]):
         )
         if note is None:
             return
-        disposition = decided.disposition if decided is not None else view.suggested
+        # A note alone decides nothing: without a disposition chosen, the
+        # suggestion stays a suggestion (the reply marks it so).
+        disposition = decided.disposition if decided is not None else None
         self._save(view.finding.id, Decision(disposition, note))
 
     def _decision(self, finding_id: str) -> Decision | None:
@@ -229,7 +233,11 @@ class FindingsScreen(DeskScreen[tuple[SyncSession, FindingsData]]):
         self._pressed.clear()  # every key pressed so far is in the book now
         text = reply_text(data)
         threads = sum(len(v.finding.comment_ids) for v in data.views)
-        suggested = [v.finding.id for v in data.views if data.decision(v.finding.id) is None]
+        suggested = [
+            v.finding.id
+            for v in data.views
+            if (decided := data.decision(v.finding.id)) is None or not decided.decided
+        ]
         choice = await self.app.push_screen_wait(
             ReplyPreviewScreen(data.pr.number, text, threads, suggested)
         )

@@ -28,15 +28,31 @@ class LabelScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         shown = ", ".join(self._current) if self._current else "none"
+        # Not pre-filled: with the suggestion already on the pull request, a
+        # pre-filled Enter removed it. The suggestion is a placeholder, and the
+        # line below says what Enter will do with what was typed.
+        placeholder = f"e.g. {self._suggestion}" if self._suggestion else "a label's name"
         with Vertical(id="label-box"):
             yield Label(literal(f"Label to add or remove (now: {shown})"), id="label-title")
-            yield Input(self._suggestion, id="label-input")
-            yield Label("enter toggles it · escape cancels", id="label-help")
+            yield Input(placeholder=placeholder, id="label-input")
+            yield Label(literal(self._help("")), id="label-help")
+
+    def _help(self, typed: str) -> str:
+        name = typed.strip()
+        if not name:
+            return "type a label's name · escape cancels"
+        verb = "removes" if name in self._current else "adds"
+        return f"enter {verb} {name!r} · escape cancels"
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        self.query_one("#label-help", Label).update(literal(self._help(event.value)))
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         name = event.value.strip()
-        self.dismiss(name or None)
+        if name:  # Enter on nothing typed does nothing; escape cancels
+            self.dismiss(name)
 
     def action_cancel(self) -> None:
         """Change nothing."""

@@ -51,6 +51,11 @@ class LegendScreen(ModalScreen[None]):
                 yield Static(legend_text(self.symbols), id="legend-text")
             yield Label("L or escape closes the legend.")
 
+    def on_mount(self) -> None:
+        # The body scrolls when the legend is taller than the terminal: give it the
+        # keys (up, down, page up and down) by focusing it.
+        self.query_one("#legend-body").focus()
+
     def action_close(self) -> None:
         """Close the legend."""
         self.dismiss()

@@ -126,6 +126,7 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
     async def _override_flow(self) -> None:
         data = self.data
         if data is None:
+            self._unread()
             return
         if not data.dco.needs_override:
             self.notify("No imported commit fails DCO: there is nothing to ask for.", markup=False)
@@ -151,6 +152,7 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
     async def _trigger_flow(self) -> None:
         data = self.data
         if data is None:
+            self._unread()
             return
         template = self.session.config.ci_trigger
         try:
@@ -190,6 +192,7 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
     async def _label_flow(self) -> None:
         data = self.data
         if data is None:
+            self._unread()
             return
         name = await self.app.push_screen_wait(LabelScreen(data.pr.labels, LABEL_SUGGESTION))
         if name is None:
@@ -224,9 +227,19 @@ class StatusScreen(DeskScreen[tuple[SyncSession, StatusData]]):
         """Show a description generated from this sync's verified facts (C copies it)."""
         data = self.data
         if data is None:
+            self._unread()
             return
         summary = "A description from verified facts only (C copies it; nothing is posted)"
         self.app.push_screen(TextPreviewScreen(summary, description(data), action=None))
+
+    def _unread(self) -> None:
+        """Say why a key that needs the pull request does nothing (offline, say)."""
+        self.notify(
+            "The pull request has not been read (GitHub could not be reached, or it is still "
+            "loading): r reads it again.",
+            severity="warning",
+            markup=False,
+        )
 
     def action_back(self) -> None:
         """Back to the Slice screen."""

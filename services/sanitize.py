@@ -80,6 +80,11 @@ def decode_path(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
+def flattened(text: str) -> str:
+    """``text`` on one line: controls and bidi overrides become spaces, runs of space one."""
+    return " ".join(_UNSAFE_ONE_LINE.sub(" ", text).split())
+
+
 def markdown_cell(text: str) -> str:
     """``text`` made safe for one cell of a GitHub markdown table.
 
@@ -87,6 +92,5 @@ def markdown_cell(text: str) -> str:
     no HTML (``<``), and no mention: ``@`` gets a zero-width joiner, so review
     text quoted in a reply can never notify anyone.
     """
-    flat = " ".join(_UNSAFE_ONE_LINE.sub(" ", text).split())
-    flat = flat.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    flat = flattened(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
     return flat.replace("@", "@\u200d")

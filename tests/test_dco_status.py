@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
+from markdown_it import MarkdownIt
 
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.demo.world import build_world
@@ -244,24 +245,44 @@ def _hostile_report() -> tuple[DcoReport, PullRequest]:
     return dco_report(pr, imported={evil.sha}, bots=()), pr
 
 
+def _outside_code(markdown: str) -> str:
+    """``markdown`` without its code spans: where GitHub reads mentions and references."""
+    return re.sub(r"(`+)(?:(?!\1).)*?\1", "", markdown)
+
+
 def test_the_request_escapes_every_untrusted_string() -> None:
     report, pr = _hostile_report()
     text = override_request(report, pr, maintainers=("@alice", "org/team"), precedent=())
     assert text.count("@alice @org/team: ") == 1
-    mentions = [m.start() for m in re.finditer("@", text)]
-    handles = {text.index("@alice"), text.index("@org/team")}
-    assert all(text[at + 1] == "\u200d" for at in mentions if at not in handles)
-    assert "#1234" not in text and "#\u200d1234" in text  # no cross-reference either
-    assert "[click]" not in text and "<img" not in text and "<!--" not in text
+    prose = _outside_code(text)
+    mentions = [m.start() for m in re.finditer("@", prose)]
+    handles = {prose.index("@alice"), prose.index("@org/team")}
+    assert all(prose[at + 1] == "\u200d" for at in mentions if at not in handles)
+    assert "#1234" not in prose  # no cross-reference either
+    # Rendered as GitHub's markdown (CommonMark and its tables): no link, image or
+    # HTML comes out of the untrusted strings; they are literal text in code.
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    assert "<img" not in html and "<!--" not in html and 'href="https://evil' not in html
+    assert (
+        "<code>Ping @octocat about #1234 [click](https://evil.example) &lt;!-- x --&gt; | cell"
+        in html
+    )
     table = [line for line in text.splitlines() if line.startswith("| 1111111 ")]
     assert len(table) == 1 and table[0].count(" | ") == 3  # the "|" in the subject is escaped
+
+
+def test_the_request_shows_names_without_escapes() -> None:
+    # The preview showed `&lt;` and `\\[bot\\]`: names and subjects are code, as written.
+    report, pr = _hostile_report()
+    text = override_request(report, pr, maintainers=(), precedent=())
+    assert "`@admins <img src=x> <eve@evil.example>`" in text
 
 
 def test_the_request_names_our_fixable_commits_apart_and_has_a_neutral_opening() -> None:
     report, pr = _hostile_report()
     text = override_request(report, pr, maintainers=(), precedent=())
     assert text.splitlines()[2].startswith("A maintainer with write access")
-    assert "@" not in text.replace("@\u200d", "")
+    assert "@" not in _outside_code(text).replace("@\u200d", "")
     ours = next(line for line in text.splitlines() if line.startswith("Not part of this request"))
     assert "2222222 (no Signed-off-by)" in ours
     assert "the repair commit will be rewritten with a valid sign-off" in ours
@@ -406,8 +427,9 @@ def test_the_demo_request_lists_the_commits_the_check_and_the_precedent(
     assert "Set DCO to pass" in text
     assert "#4101 and #3990 ended with the same DCO state (`action_required`)" in text
     assert "with the SHAs they have on main" in text and "identical to main" in text
-    raw_mentions = [m.start() for m in re.finditer("@(?!\u200d)", text)]
-    assert raw_mentions == [text.index("@mara-lindqvist")]
+    prose = _outside_code(text)  # a code span never mentions anyone on GitHub
+    raw_mentions = [m.start() for m in re.finditer("@(?!\u200d)", prose)]
+    assert raw_mentions == [prose.index("@mara-lindqvist")]
     _no_404(sandbox)
 
 

@@ -27,6 +27,7 @@ from syncdesk.screens.commit_screen import CommitScreen
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.help_screen import GENERIC, HelpScreen
 from syncdesk.screens.legend_screen import LegendScreen
+from syncdesk.screens.note_screen import NoteScreen
 from syncdesk.screens.preview_screen import CHECK_MARKS
 from syncdesk.screens.reply_screen import SUGGESTED_MARK
 from syncdesk.screens.slice_screen import SliceScreen
@@ -235,11 +236,26 @@ async def test_L_shows_and_hides_the_symbols_of_the_screen(tmp_path: Path) -> No
         await pilot.press("L")
         legend = await until_screen(pilot, LegendScreen)
         shown = str(legend.query_one("#legend-text").render())
-        for marks in ("● / ◐ / ✓", "K / M", "↺", "⚠", "╱"):
+        for marks in ("● / ◐ / ✓", "K / M", "↺", "⚠", "◆", "╱"):
             assert marks in shown
         assert "≠" not in shown
         await pilot.press("escape")
         await until_screen(pilot, WorkspaceScreen)
+
+
+async def test_the_legend_scrolls_at_80x24(tmp_path: Path) -> None:
+    facts = build_world(tmp_path / "world")
+    async with SyncDeskApp(demo_session(facts)).run_test(size=(80, 24)) as pilot:
+        await until_loaded(pilot, SliceScreen)
+        await pilot.press("c")
+        await until_loaded(pilot, WorkspaceScreen)
+        await pilot.press("L")
+        legend = await until_screen(pilot, LegendScreen)
+        body = legend.query_one("#legend-body")
+        await until(pilot, lambda: body.max_scroll_y > 0, "the legend taller than its box")
+        assert body.region.bottom <= 24  # the body fits on screen: what is cut scrolls
+        await pilot.press("end")
+        await until(pilot, lambda: body.scroll_y == body.max_scroll_y, "End: the last symbol")
 
 
 async def test_r_reloads_the_workspace_and_keeps_every_decision(tmp_path: Path) -> None:
@@ -298,4 +314,5 @@ def test_the_palette_offers_the_legend_where_the_screen_has_symbols(demo_facts: 
 
     assert {"Legend", "Reload"} <= titles(WorkspaceScreen(session))
     assert "Legend" in titles(SliceScreen(session))
-    assert "Legend" not in titles(CommitScreen(session, session.refs.head))
+    assert "Legend" in titles(CommitScreen(session, session.refs.head))  # its +N / -N counts
+    assert "Legend" not in titles(NoteScreen("A note", ""))

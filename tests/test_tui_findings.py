@@ -47,7 +47,11 @@ async def _select(pilot: Any, screen: FindingsScreen, finding_id: str) -> None:
 
 
 async def _decided(
-    pilot: Any, screen: FindingsScreen, finding_id: str, disposition: Disposition, note: str = ""
+    pilot: Any,
+    screen: FindingsScreen,
+    finding_id: str,
+    disposition: Disposition | None,
+    note: str = "",
 ) -> None:
     """Wait until the screen shows ``finding_id`` decided so (shown once it is saved)."""
 
@@ -55,7 +59,7 @@ async def _decided(
         decision = screen.data.decision(finding_id) if screen.data is not None else None
         return decision is not None and (decision.disposition, decision.note) == (disposition, note)
 
-    await until(pilot, shown, f"{finding_id} decided {disposition.value} {note!r}")
+    await until(pilot, shown, f"{finding_id} decided {disposition} {note!r}")
 
 
 async def test_from_the_findings_list_to_a_reply_posted_exactly_once(
@@ -150,3 +154,37 @@ async def test_a_note_written_right_after_a_key_goes_with_that_key(
         Disposition.CLOSED,
         "gone",
     )
+
+
+async def test_a_note_alone_keeps_the_suggestion_a_suggestion(
+    pr_world: DemoFacts, pr_sandbox: Sandbox
+) -> None:
+    async with pr_app(pr_world, pr_sandbox).run_test(size=SIZE) as pilot:
+        screen = await _findings(pilot)
+        await _select(pilot, screen, "F7")
+        await pilot.press("e")
+        await until_screen(pilot, NoteScreen)
+        await pilot.press(*"ask bob", "ctrl+s")
+        await until_screen(pilot, FindingsScreen)
+        await _decided(pilot, screen, "F7", None, "ask bob")
+        assert "Decided:   nothing yet" in _detail(screen)
+        assert "Note:      ask bob" in _detail(screen)
+        row = screen.query_one(FindingsTable).get_row("F7")
+        assert any(str(cell).startswith("(") for cell in row)  # still shown as suggested
+    book = load_book(Git(pr_world.repo), "lumen-ai/lumen", 4242)
+    assert (book.decisions["F7"].disposition, book.decisions["F7"].note) == (None, "ask bob")
+
+
+async def test_another_finding_opens_at_its_top(pr_world: DemoFacts, pr_sandbox: Sandbox) -> None:
+    async with pr_app(pr_world, pr_sandbox).run_test(size=(100, 20)) as pilot:
+        screen = await _findings(pilot)
+        pane = screen.query_one("#finding-pane")
+        views = screen.data.views if screen.data is not None else ()
+        tall = max(views, key=lambda v: len(v.origins) + len(v.finding.body))
+        await _select(pilot, screen, tall.finding.id)
+        await until(pilot, lambda: pane.max_scroll_y > 0, "a finding taller than its pane")
+        pane.scroll_end(animate=False)
+        await until(pilot, lambda: pane.scroll_y > 0, "scrolled down")
+        other = next(v for v in views if v is not tall)
+        await _select(pilot, screen, other.finding.id)
+        await until(pilot, lambda: pane.scroll_y == 0, "the next finding from its top")

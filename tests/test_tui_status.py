@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
+import re
+import socket
+from pathlib import Path
 from typing import Any
 
+from textual.widgets import Input, Label
+
 from syncdesk.screens.confirm_screen import ConfirmScreen
+from syncdesk.screens.label_screen import LabelScreen
 from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.screens.status_screen import StatusScreen
 from syncdesk.screens.text_preview_screen import TextPreviewScreen
 from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.github.api import GitHubTarget
+from syncdesk.services.github.link import GitHubLink
+from syncdesk.services.github.token import Token
 from syncdesk.services.sandbox.demo.scenario import demo_scenario
 from syncdesk.services.sandbox.server import Sandbox
+from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.tui.app import SyncDeskApp
+from syncdesk.tui.widgets.loading_bar import LoadingBar
 from tests.prworld import pr_app
-from tests.waiting import until_loaded, until_screen, until_toast
+from tests.waiting import until, until_loaded, until_screen, until_toast
 
 SIZE = (160, 60)
 
@@ -34,6 +46,8 @@ async def test_status_shows_dco_coverage_checks_and_the_description_check(
         _, text = await _status(pilot)
         for sha in notes["dco_failing"]:
             assert str(sha)[:10] in text
+        # The bots listed failing are not said to be skipped: only the merge is.
+        assert re.search(r"Checked \d+ commits, skipped 1 merge; ", text), text
         assert "action_required" in text
         assert "70.13%" in text and "target 80.00%" in text
         assert "written by the merge resolution or the repair" in text
@@ -86,3 +100,53 @@ async def test_the_override_request_and_the_ci_trigger_are_each_posted_once(
         assert str(sha)[:7] in override
     assert trigger.splitlines()[0] == f"/ok to test {world.repair}"
     assert sum("already posted" in m for m in said) == 2, said
+
+
+async def test_the_label_dialog_is_empty_and_says_what_enter_does(
+    pr_world: DemoFacts, pr_sandbox: Sandbox
+) -> None:
+    # Pre-filled with a label the pull request already had, Enter removed it.
+    world, sandbox = pr_world, pr_sandbox
+    async with pr_app(world, sandbox).run_test(size=SIZE, notifications=True) as pilot:
+        screen, _ = await _status(pilot)
+        assert screen.data is not None
+        current = screen.data.pr.labels
+        await pilot.press("plus")
+        dialog = await until_screen(pilot, LabelScreen)
+        assert dialog.query_one(Input).value == ""
+        await pilot.press("enter")  # nothing typed: nothing happens
+        await pilot.pause()
+        assert pilot.app.screen is dialog
+        help_line = dialog.query_one("#label-help", Label)
+        if current:
+            await pilot.press(*current[0])
+            await until(pilot, lambda: "enter removes" in str(help_line.render()), "removes")
+            await pilot.press(*["backspace"] * len(current[0]))
+        await pilot.press(*"needs-review")
+        await until(pilot, lambda: "enter adds 'needs-review'" in str(help_line.render()), "adds")
+        await pilot.press("escape")
+        await until_screen(pilot, StatusScreen)
+    assert not [w for w in sandbox.writes if "labels" in w["path"]]
+
+
+async def test_offline_o_and_v_say_why_they_do_nothing(demo_facts: DemoFacts) -> None:
+    # A port nothing listens on: GitHub cannot be reached.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    target = GitHubTarget(f"http://127.0.0.1:{port}", "https://github.com", "lumen-ai", "lumen")
+    link = GitHubLink(target, Token("demo", "the demo sandbox"), 4242)
+    session = open_sync(
+        SyncOptions(repo=demo_facts.repo, head=demo_facts.sync_branch),
+        user_config=Path("/nonexistent"),
+    )
+    app = SyncDeskApp(session, github=lambda: link)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await until_loaded(pilot, SliceScreen)
+        await pilot.press("s")
+        screen = await until_screen(pilot, StatusScreen)
+        bar = screen.query_one(LoadingBar)
+        await until(pilot, lambda: bar.query_one(Label).has_class("error"), "the read failed")
+        for key in ("o", "v"):
+            await pilot.press(key)
+            await until_toast(pilot, "The pull request has not been read")

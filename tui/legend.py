@@ -42,6 +42,12 @@ SYMBOLS: tuple[Symbol, ...] = (
         "healthy / a problem (anatomy, a protected file not byte-identical)",
     ),
     Symbol(
+        "commit",
+        "commit view, files",
+        ("+12", "-3", "binary"),
+        "lines the commit added / deleted in the file / a binary file (no line count)",
+    ),
+    Symbol(
         "workspace",
         "workspace file list",
         ("●", "◐", "✓"),
@@ -77,6 +83,12 @@ SYMBOLS: tuple[Symbol, ...] = (
         "workspace, above the panes",
         ("⚠",),
         "probable accidents: dev lines the result lost (x goes to the next, R restores)",
+    ),
+    Symbol(
+        "workspace",
+        "workspace, above the panes",
+        ("◆",),
+        "dev lines this hunk's result left out by taking main's side (d takes dev's side)",
     ),
     Symbol(
         "workspace",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from syncdesk.services.github.api import GitHubClient, PostResult
 from syncdesk.services.github.models import CheckRun, CommitStatus, PrCommit, PullRequest
-from syncdesk.services.sanitize import markdown_cell
+from syncdesk.services.sanitize import flattened, markdown_cell
 from syncdesk.services.sync.dco import app_signoffs, signoff_matches
 from syncdesk.services.sync.models import Person
 
@@ -372,7 +372,10 @@ def _state_sentence(report: DcoReport, count: int) -> str:
 def _commit_table(failures: Sequence[DcoFailure]) -> list[str]:
     rows = ["| Commit | Author | Subject | Why it fails |", "|---|---|---|---|"]
     for failure in failures:
-        cells = (_escaped(failure.author), _escaped(failure.subject), _escaped(failure.reason))
+        # Names and subjects are shown as code: GitHub renders nothing inside a code
+        # span (no mention, no issue link, no HTML), so no escape shows in the
+        # preview (`&lt;` and `\[bot\]` did).
+        cells = (_code_cell(failure.author), _code_cell(failure.subject), _escaped(failure.reason))
         rows.append(f"| {_short(failure.sha)} | {' | '.join(cells)} |")
     return rows
 
@@ -415,6 +418,21 @@ def _state(conclusion: str) -> str:
 
 def _short(sha: str) -> str:
     return sha[:7] if _HEX_SHA.fullmatch(sha) else _escaped(sha[:12])
+
+
+def _code_cell(text: str) -> str:
+    """Untrusted text as a code span in one table cell: literal on GitHub, escapes unseen.
+
+    One line; a ``|`` is escaped (GFM splits cells on it even inside a code
+    span, and renders ``\\|`` there as ``|``); the fence is one backtick longer
+    than the longest run inside, padded when the text starts or ends with one.
+    """
+    flat = flattened(text).replace("|", "\\|")
+    if not flat:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def _escaped(text: str) -> str:

@@ -38,8 +38,8 @@ def findings_json(data: FindingsData) -> dict[str, Any]:
                 "ranges": [range_json(origin) for origin in view.origins],
                 "suggested": view.suggested.value,
                 "suggested_reason": one_line(view.reason),
-                "disposition": (decided.disposition if decided else view.suggested).value,
-                "decided": decided is not None,
+                "disposition": data.disposition(view).value,
+                "decided": decided is not None and decided.decided,
                 "note": decided.note if decided else "",
             }
         )

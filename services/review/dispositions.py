@@ -37,9 +37,14 @@ DIRECTORY = "findings"
 class Decision:
     """What the maintainer decided for one finding."""
 
-    disposition: Disposition
+    disposition: Disposition | None  # None: only a note; the suggestion still stands
     note: str = ""
     decided_at: str = ""
+
+    @property
+    def decided(self) -> bool:
+        """Whether the maintainer chose a disposition (not only wrote a note)."""
+        return self.disposition is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +124,11 @@ def _encode(book: Book) -> dict[str, Any]:
         "repo": book.repo,
         "number": book.number,
         "decisions": {
-            key: {"disposition": d.disposition.value, "note": d.note, "decided_at": d.decided_at}
+            key: {
+                "disposition": d.disposition.value if d.disposition is not None else None,
+                "note": d.note,
+                "decided_at": d.decided_at,
+            }
             for key, d in sorted(book.decisions.items())
         },
         "posted": [
@@ -135,7 +144,9 @@ def _decode(raw: Any) -> Book:
             raise FormatError("not a findings file of this syncdesk")
         decisions = {
             str(key): Decision(
-                Disposition(value["disposition"]), str(value["note"]), str(value["decided_at"])
+                None if value["disposition"] is None else Disposition(value["disposition"]),
+                str(value["note"]),
+                str(value["decided_at"]),
             )
             for key, value in raw["decisions"].items()
         }

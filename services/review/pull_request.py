@@ -56,7 +56,9 @@ class FindingsData:
     def disposition(self, view: FindingView) -> Disposition:
         """The decided disposition, else the suggested one."""
         decided = self.decision(view.finding.id)
-        return decided.disposition if decided is not None else view.suggested
+        if decided is None or decided.disposition is None:
+            return view.suggested
+        return decided.disposition
 
 
 def load_findings(

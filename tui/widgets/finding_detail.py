@@ -32,13 +32,13 @@ def render_detail(view: FindingView, decided: Decision | None) -> Text:
     text.append("Suggested: ", "bold")
     text.append(f"{label(view.suggested)}: {one_line(view.reason)}\n")
     text.append("Decided:   ", "bold")
-    if decided is None:
+    if decided is None or decided.disposition is None:
         text.append("nothing yet\n", "dim")
     else:
         text.append(label(decided.disposition) + "\n", "bold green")
-        if decided.note:
-            text.append("Note:      ", "bold")
-            text.append(visible(decided.note) + "\n")
+    if decided is not None and decided.note:
+        text.append("Note:      ", "bold")
+        text.append(visible(decided.note) + "\n")
     if finding.comment_ids:
         threads = len(finding.comment_ids)
         text.append("Threads:   ", "bold")

@@ -67,7 +67,7 @@ class FindingsTable(RowTable[Text]):
         for view in data.views:
             finding = view.finding
             decided = data.decision(finding.id)
-            if decided is not None:
+            if decided is not None and decided.disposition is not None:
                 disposition = Text(label(decided.disposition), "bold")
             else:
                 disposition = Text(f"({label(view.suggested)})", "dim italic")

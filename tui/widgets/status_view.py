@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 
 from syncdesk.services.description.check import check_lines
 from syncdesk.services.github.api import PostResult
 from syncdesk.services.github.checks import CheckItem
+from syncdesk.services.github.dco import DcoSkipped
 from syncdesk.services.github.status import StatusData
 from syncdesk.services.sanitize import one_line
+from syncdesk.tui.text import counted
 
 GOOD, BAD, WAIT = "green", "bold red", "yellow"
 STATE_MARKS = {
@@ -59,7 +63,7 @@ def _dco(text: Text, data: StatusData, hints: bool) -> None:
         if dco.agrees is False:
             text.append("  differs from syncdesk's reading of the app's rule", WAIT)
         text.append("\n")
-    text.append(f"Checked {dco.checked} commits, skipped {len(dco.skipped)} (merges, bots); ")
+    text.append(f"Checked {dco.checked} commits{_skipped_words(dco.skipped)}; ")
     if not dco.failures:
         text.append("every one signed off\n", GOOD)
         return
@@ -167,3 +171,17 @@ def _body(text: Text, data: StatusData, hints: bool) -> None:
         if rate.resets_at:
             text.append(f", resets {rate.resets_at}", "dim")
         text.append("\n")
+
+
+def _skipped_words(skipped: Sequence[DcoSkipped]) -> str:
+    """What the DCO app's rule skipped, by what it is: ", skipped 1 merge and 2 allow-listed bots".
+
+    Only what was skipped is named: "(merges, bots)" beside bot commits listed as
+    failing read as if those bots were exempt, which the app's allow-list decides.
+    """
+    merges = sum(1 for item in skipped if item.reason == "merge commit")
+    bots = len(skipped) - merges
+    parts = [counted(merges, "merge")] if merges else []
+    if bots:
+        parts.append(counted(bots, "allow-listed bot commit"))
+    return f", skipped {' and '.join(parts)}" if parts else ""
