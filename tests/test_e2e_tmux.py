@@ -36,7 +36,7 @@ class Tmux:
         )
         return result.stdout
 
-    def start(self, command: list[str], cwd: Path) -> None:
+    def start(self, command: list[str], cwd: Path, size: tuple[int, int] = (150, 45)) -> None:
         env = " ".join(
             f"{name}={shlex.quote(value)}"
             for name, value in os.environ.items()
@@ -49,12 +49,14 @@ class Tmux:
         # remain-on-exit keeps the pane after the program ends, so we can see it
         # quit; set-clipboard on makes tmux obey OSC 52, so a leak would show.
         config = self.home / "tmux.conf"
+        width, height = size
         config.write_text(
-            "set -g remain-on-exit on\nset -g set-clipboard on\nset -g default-size 150x45\n"
+            "set -g remain-on-exit on\nset -g set-clipboard on\n"
+            f"set -g default-size {width}x{height}\n"
         )
         subprocess.run(
-            ["tmux", "-L", self.socket, "-f", str(config), "new-session", "-d", "-x", "150",
-             "-y", "45", "sh", "-c", shell],
+            ["tmux", "-L", self.socket, "-f", str(config), "new-session", "-d", "-x", str(width),
+             "-y", str(height), "sh", "-c", shell],
             check=True,
         )  # fmt: skip
 
@@ -103,6 +105,31 @@ def test_demo_opens_the_slice_screen_and_a_commit(tmux: Tmux, tmp_path: Path) ->
     while not tmux.pane_dead() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert tmux.pane_dead(), "q did not quit syncdesk"
+
+
+def test_at_80x24_the_workspace_keeps_its_keys_and_finds_a_file_by_name(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    world = tmp_path / "world"
+    tmux.start(
+        [sys.executable, "-m", "syncdesk", "demo", "--dir", str(world)], cwd=tmp_path, size=(80, 24)
+    )
+    tmux.wait_for(lambda s: "healthy" in s, "the Slice screen")
+    tmux.keys("c")
+    screen = tmux.wait_for(lambda s: "CODEOWNERS" in s and "Approve" in s, "the workspace")
+    footer = " ".join(screen.rstrip("\n").splitlines()[-2:])
+    for key in ("n Next", "d Dev", "m Main", "u Union", "e Edit", "z Undo", "a Approve", "? Help"):
+        assert key in footer, (key, footer)
+    tmux.keys("/")
+    tmux.wait_for(lambda s: "Find a conflicted file" in s, "the file finder")
+    tmux.keys(*"attention")
+    tmux.wait_for(lambda s: "lumen/models/attention.py" in s, "the file offered")
+    tmux.keys("Enter")
+    tmux.wait_for(
+        lambda s: "Find a conflicted file" not in s and "attention.py" in s.splitlines()[1],
+        "the file opened",
+    )
+    tmux.keys("q")
 
 
 def test_escape_sequences_in_a_subject_never_reach_the_terminal(tmux: Tmux, tmp_path: Path) -> None:
