@@ -13,6 +13,7 @@ from syncdesk.screens.commit_screen import CommitScreen
 from syncdesk.screens.help_screen import HelpScreen
 from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.models import SyncRefs
 from syncdesk.services.sync.session import SyncOptions, SyncSession, open_sync
 from syncdesk.tui.app import SyncDeskApp
@@ -258,3 +259,15 @@ async def test_a_sync_that_imported_more_than_the_usual_reads_healthy(tmp_path: 
         assert f"the bot's usual {built.slice_size}" in summary
         assert f"{len(built.main_line) - 7} more on main" in summary
         assert "healthy" in summary
+
+
+async def test_the_title_names_the_checked_out_branch_not_head(demo_facts: DemoFacts) -> None:
+    # Opened with no --head on a checkout of the sync branch.
+    assert Git(demo_facts.repo).text("symbolic-ref", "--short", "HEAD").strip() == (
+        demo_facts.sync_branch
+    )
+    session = open_sync(SyncOptions(repo=demo_facts.repo), user_config=Path("/nonexistent"))
+    app = SyncDeskApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(pilot)
+        assert app.sub_title.endswith(f"· {demo_facts.sync_branch}")
