@@ -1,0 +1,1 @@
+"""The REST payloads the sandbox answers with, built as GitHub builds them."""

@@ -1,0 +1,1 @@
+"""The sandbox's REST routes: repository, commits, issues and pull requests."""
