@@ -7,6 +7,8 @@ sanitized here, once, so every caller can print them as they are.
 
 from __future__ import annotations
 
+import errno
+
 from syncdesk.services.sanitize import one_line
 
 
@@ -72,3 +74,16 @@ class NothingToDoError(ServiceError):
     """The request would change nothing (no approved change, nothing to undo)."""
 
     title = "Nothing to do"
+
+
+_OS_HINTS = {
+    errno.EFBIG: " (a file-size limit: see ulimit -f)",
+    errno.ENOSPC: " (the disk is full)",
+    errno.EDQUOT: " (the disk quota is used up)",
+}
+
+
+def os_reason(error: OSError) -> str:
+    """An OSError as the one line a user reads: the system's words, and what they usually mean."""
+    reason = error.strerror or str(error) or type(error).__name__
+    return reason + _OS_HINTS.get(error.errno or 0, "")

@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from syncdesk.services.errors import ServiceError
+from syncdesk.services.errors import ServiceError, os_reason
 from syncdesk.services.sanitize import one_line
 
 T = TypeVar("T")
@@ -281,4 +281,4 @@ def locked(lock_file: Path) -> Iterator[None]:
 
 
 def _reason(error: OSError) -> str:
-    return error.strerror or str(error)
+    return os_reason(error)

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from syncdesk.services.errors import GitCommandError
-from syncdesk.services.git.runner import Git
+from syncdesk.services.git.runner import Git, alternate_entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,7 @@ def scratch_objects(git: Git) -> Iterator[dict[str, str]]:
     with tempfile.TemporaryDirectory(prefix="syncdesk-objects-") as scratch:
         yield {
             "GIT_OBJECT_DIRECTORY": scratch,
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(objects),
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": alternate_entry(objects),
         }
 
 

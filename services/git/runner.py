@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import weakref
@@ -37,7 +38,12 @@ from typing import BinaryIO
 import git as gitpython
 from git.exc import GitCommandNotFound
 
-from syncdesk.services.errors import GitCommandError, GitTooOldError, NotARepositoryError
+from syncdesk.services.errors import (
+    GitCommandError,
+    GitTooOldError,
+    NotARepositoryError,
+    os_reason,
+)
 from syncdesk.services.sanitize import decode, one_line
 
 MINIMUM_GIT = (2, 38)  # merge-tree --write-tree
@@ -157,6 +163,8 @@ class Git:
                     status, stdout, stderr = _execute(self._executor, command, extra_env, stdin)
         except GitCommandNotFound:
             raise GitCommandError("git is not installed or not on PATH") from None
+        except OSError as error:  # its input could not be written (a file-size limit, say)
+            raise GitCommandError(f"git {args[0]} could not run: {os_reason(error)}") from None
         result = GitResult(status, stdout, stderr)
         if check and status != 0:
             raise GitCommandError(f"git {args[0]} failed: {first_line(stderr)}")
@@ -202,7 +210,7 @@ class Git:
         (room / "refs").symlink_to(common / "refs", target_is_directory=True)
         (room / "packed-refs").symlink_to(common / "packed-refs")  # may not exist yet
         (room / "objects" / "info").mkdir(parents=True)
-        (room / "objects" / "info" / "alternates").write_text(f"{objects}\n")
+        (room / "objects" / "info" / "alternates").write_text(f"{alternate_entry(objects)}\n")
         (room / "HEAD").write_text("ref: refs/heads/merge-room\n")
         bare = "false" if self.work_tree is not None else "true"
         (room / "config").write_text(
@@ -290,7 +298,9 @@ def _discover(path: Path, env: dict[str, str]) -> tuple[Path, Path | None]:
     )
     if found.status != 0:
         raise NotARepositoryError(_refusal(path, found.stderr))
-    git_dir, bare, inside = [*found.text.splitlines(), "", "", ""][:3]
+    # The two answers after the path are single words: split them off the end, so a
+    # path holding a newline stays whole.
+    git_dir, bare, inside = [*found.text.removesuffix("\n").rsplit("\n", 2), "", ""][:3]
     if bare != "false":
         return Path(git_dir).resolve(), None
     if inside == "true":
@@ -301,7 +311,7 @@ def _discover(path: Path, env: dict[str, str]) -> tuple[Path, Path | None]:
     top = _run_outside(["rev-parse", "--show-toplevel"], path, environment)
     if top.status != 0:
         raise NotARepositoryError(_refusal(path, top.stderr))
-    return Path(git_dir).resolve(), Path(top.text.strip()).resolve()
+    return Path(git_dir).resolve(), Path(top.text.removesuffix("\n")).resolve()
 
 
 def _refusal(path: Path, stderr: str) -> str:
@@ -368,7 +378,9 @@ def _run_outside(
         )  # fmt: skip
     except FileNotFoundError:
         raise GitCommandError("git is not installed or not on PATH") from None
-    return GitResult(done.returncode, done.stdout, decode(done.stderr))
+    return GitResult(
+        done.returncode, done.stdout, with_signal(done.returncode, decode(done.stderr))
+    )
 
 
 def init_repository(path: Path, branch: str, *, env: Mapping[str, str] | None = None) -> Git:
@@ -405,7 +417,54 @@ def _execute(
         strip_newline_in_stdout=False,
         env=env,
     )
-    return int(status), bytes(stdout), str(stderr)
+    return int(status), bytes(stdout), with_signal(int(status), str(stderr))
+
+
+def with_signal(status: int, stderr: str) -> str:
+    """``stderr``, led by the signal that killed git, if one did (a negative status).
+
+    A git killed by a signal says nothing itself ("git merge-tree failed: no
+    message" under a file-size limit); :func:`first_line` now finds the reason.
+    """
+    if status >= 0:
+        return stderr
+    try:
+        name = signal.Signals(-status).name
+    except ValueError:
+        name = f"signal {-status}"
+    why = _SIGNAL_REASONS.get(name, "")
+    return f"fatal: git was killed by {name}{why}\n{stderr}"
+
+
+_SIGNAL_REASONS = {
+    "SIGXFSZ": " (a file-size limit: see ulimit -f)",
+    "SIGKILL": " (out of memory, or killed by hand)",
+    "SIGSEGV": " (git crashed)",
+    "SIGXCPU": " (a CPU-time limit: see ulimit -t)",
+}
+
+
+def alternate_entry(path: Path | str) -> str:
+    """``path`` as one entry of an alternates list, quoted the way git unquotes it.
+
+    ``GIT_ALTERNATE_OBJECT_DIRECTORIES`` is split on ``:``, and the alternates
+    file on newlines; an entry starting with ``"`` is read as a C-style quoted
+    path. So a path holding ``:``, a quote, a backslash or a control character
+    is quoted (a repository under a folder named ``co:lon`` read "object
+    directory .../co does not exist"); any other goes as it is.
+    """
+    text = str(path)
+    if not any(char in text for char in ':"\\') and text.isprintable():
+        return text
+    quoted = []
+    for char in text:
+        if char in '"\\':
+            quoted.append("\\" + char)
+        elif not char.isprintable() or char == "\t":
+            quoted.extend(f"\\{byte:03o}" for byte in char.encode("utf-8", "surrogateescape"))
+        else:
+            quoted.append(char)
+    return '"' + "".join(quoted) + '"'
 
 
 def first_line(stderr: str) -> str:

@@ -139,10 +139,13 @@ def classify_ranges(
     the given refs names no commit.
     """
 
-    # A review can cite anything: a NUL byte (a "%00" in a link) can be no git
-    # path or ref, and would cut git's -z input short; such a range is noted.
-    usable = [r for r in ranges if "\0" not in r.path and "\0" not in (r.commit or "")]
-    if len(usable) < len(ranges):
+    # A review can cite anything. A path git would refuse for the whole batch (one
+    # outside the repository: "blob/HEAD/../../etc/passwd"), or a NUL byte (a "%00"
+    # in a link) that would cut git's -z input short, is that range's note alone:
+    # every other range is still traced.
+    refused = {index: why for index, r in enumerate(ranges) if (why := _unusable(r)) is not None}
+    if refused:
+        usable = [r for index, r in enumerate(ranges) if index not in refused]
         done = iter(
             classify_ranges(
                 git, usable, head=head, merge=merge, dev_base=dev_base,
@@ -150,10 +153,8 @@ def classify_ranges(
             )
         )  # fmt: skip
         return [
-            next(done)
-            if "\0" not in r.path and "\0" not in (r.commit or "")
-            else RangeOrigin(r, 0, 0, {}, (), "", "the cited path or commit is not a name git has")
-            for r in ranges
+            RangeOrigin(r, 0, 0, {}, (), "", refused[index]) if index in refused else next(done)
+            for index, r in enumerate(ranges)
         ]
 
     if not ranges:
@@ -179,6 +180,16 @@ def classify_ranges(
         _range_origin(plan, blamed.get((plan.rev, plan.range.path)), classes, trees)
         for plan in plans
     ]
+
+
+def _unusable(cited: CitedRange) -> str | None:
+    """Why git cannot be asked about ``cited`` at all, or None when it can."""
+    if "\0" in cited.path or "\0" in (cited.commit or ""):
+        return "the cited path or commit is not a name git has"
+    parts = cited.path.split("/")
+    if cited.path.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        return f"the cited path {one_line(cited.path)!r} is not a path inside the repository"
+    return None
 
 
 def _plan(
