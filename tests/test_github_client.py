@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -19,8 +20,10 @@ from syncdesk.services.github.api import (
     content_key,
     marker,
     markers_in,
+    post_lock_file,
 )
 from syncdesk.services.github.link import GitHubLink
+from syncdesk.services.github.pending import PendingPosts
 from syncdesk.services.github.token import Token
 from syncdesk.services.review.dispositions import Decision, decide
 from syncdesk.services.review.models import Disposition, Origin
@@ -321,3 +324,47 @@ def test_a_finding_whose_threads_github_shows_resolved_is_closed(world: DemoFact
     assert after[target.id].resolved_threads == len(target.comment_ids)
     assert after[target.id].suggested is Disposition.CLOSED
     assert all(after[f.id].finding.status == f.status for f in inline[1:])
+
+
+def test_a_post_with_no_answer_is_unknown_and_a_retry_looks_and_waits_before_posting(
+    world: DemoFacts, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    # The server stores the POST 3 s in; the client gives up at 1 s. Said "not
+    # posted", a retry used to post a second comment with the same marker.
+    link = _link(sandbox)
+    client = GitHubClient(
+        link.target, link.token, post_locks=tmp_path / "locks", timeout=1,
+        pending=PendingPosts(settle=30),
+    )  # fmt: skip
+    sandbox.inject_fault("POST", r"/issues/\d+/comments$", 0, delay=3)
+    with pytest.raises(GitHubError, match="whether the comment was stored is unknown"):
+        client.post_comment(PR, "the DCO override request", "dco-override:x")
+    with pytest.raises(GitHubError, match=r"does not show it yet.*Nothing was sent"):
+        client.post_comment(PR, "the DCO override request", "dco-override:x")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not [
+        w for w in sandbox.writes if w["method"] == "POST" and w["status"] < 300
+    ]:
+        time.sleep(0.1)
+    again = client.post_comment(PR, "the DCO override request", "dco-override:x")
+    assert again.already_posted  # found, not posted twice
+    stored = [w for w in sandbox.writes if w["method"] == "POST" and w["status"] < 300]
+    assert len(stored) == 1
+
+
+def test_after_the_settle_time_a_post_that_never_arrived_is_sent(
+    world: DemoFacts, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    link = _link(sandbox)
+    pending = PendingPosts(settle=0.5)
+    client = GitHubClient(link.target, link.token, post_locks=tmp_path / "locks", pending=pending)
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    record = post_lock_file(locks, link.target, (PR, "k:lost"))
+    pending.mark(record)  # an earlier attempt whose request never reached GitHub
+    with pytest.raises(GitHubError, match="press again in"):
+        client.post_comment(PR, "hello", "k:lost")
+    time.sleep(0.6)
+    result = client.post_comment(PR, "hello", "k:lost")
+    assert not result.already_posted
+    assert pending.wait_left(record) == 0

@@ -55,6 +55,7 @@ from syncdesk.services.github.models import (
     Review,
     ReviewComment,
 )
+from syncdesk.services.github.pending import PendingPosts
 from syncdesk.services.github.token import Token
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sanitize import one_line
@@ -78,6 +79,16 @@ def _thread_lock(target: GitHubTarget, where: tuple[int, str]) -> threading.Lock
     """The lock of one post (one repository, pull request and key) in this process."""
     with _post_locks_guard:
         return _post_locks.setdefault((target.api_url, target.full_name, *where), threading.Lock())
+
+
+def _never_sent(error: requests.exceptions.RequestException) -> bool:
+    """Whether the request surely never reached the server (no connection was made)."""
+    if isinstance(error, requests.exceptions.ConnectTimeout):
+        return True
+    text = str(error)
+    return isinstance(error, requests.exceptions.ConnectionError) and (
+        "NewConnectionError" in text or "Failed to establish a new connection" in text
+    )
 
 
 def post_lock_file(directory: Path, target: GitHubTarget, where: tuple[int, str]) -> Path:
@@ -170,18 +181,25 @@ class GitHubClient:
     """Reads a pull request whole and posts comments exactly once."""
 
     def __init__(
-        self, target: GitHubTarget, token: Token, *, post_locks: Path | None = None
+        self,
+        target: GitHubTarget,
+        token: Token,
+        *,
+        post_locks: Path | None = None,
+        timeout: float = TIMEOUT_SECONDS,
+        pending: PendingPosts | None = None,
     ) -> None:
         # post_locks: a directory for the posts' lock files, shared by every
         # syncdesk process on the repository; without it posts lock per process.
         self._post_locks = post_locks
+        self._pending = pending if pending is not None else PendingPosts()
         self.target = target
         self.token_source = token.source
         auth = Auth.Token(token.value)
         common: dict[str, Any] = {
             "base_url": target.api_url.rstrip("/"),
             "auth": auth,
-            "timeout": TIMEOUT_SECONDS,
+            "timeout": timeout,
             "per_page": 100,
             # Lazy: get_repo/get_pull/get_issue build objects without a GET;
             # the first attribute read completes them (one request, as needed).
@@ -362,18 +380,54 @@ class GitHubClient:
                     return PostResult(comment.id, comment.html_url or "", True)
             return None
 
+        record = self._pending_record(where)
         with self._post_lock(where):
             found = existing()
             if found is not None:
+                self._pending.clear(record)
                 return found
+            wait = self._pending.wait_left(record)
+            if wait > 0:
+                raise GitHubError(
+                    f"an earlier attempt at {what} ended with no answer, and GitHub does not "
+                    f"show it yet: it may still be stored. Nothing was sent; press again in "
+                    f"{wait:.0f} s (syncdesk looks for it first, and posts only if it is not there)"
+                )
+            self._pending.mark(record)
             try:
                 created = create(tagged)
-            except (GithubException, requests.exceptions.RequestException) as error:
+            except GithubException as error:  # GitHub answered: what it shows now is the outcome
                 after = existing()
+                self._pending.clear(record)
                 if after is not None:
                     return PostResult(after.comment_id, after.html_url, False, True)
                 raise self._error(error, f"{what} was not posted; press again to retry") from None
+            except requests.exceptions.RequestException as error:
+                if _never_sent(error):
+                    self._pending.clear(record)
+                    raise self._error(
+                        error, f"{what} was not posted; press again to retry"
+                    ) from None
+                # No answer (a timeout, a dropped connection): the server may still
+                # store it. The record stays, so a retry looks and waits first.
+                after = existing()
+                if after is not None:
+                    self._pending.clear(record)
+                    return PostResult(after.comment_id, after.html_url, False, True)
+                raise self._error(
+                    error,
+                    f"whether {what} was stored is unknown; press again in "
+                    f"{self._pending.settle:.0f} s: syncdesk looks for it first and posts only "
+                    "if it is not there",
+                ) from None
+            self._pending.clear(record)
         return PostResult(created.id, created.html_url or "", False)
+
+    def _pending_record(self, where: tuple[int, str]) -> str | Path:
+        """Where the post's pending record is kept: beside its lock file, or in this process."""
+        if self._post_locks is None:
+            return "\0".join((self.target.api_url, self.target.full_name, str(where[0]), where[1]))
+        return post_lock_file(self._post_locks, self.target, where)
 
     def _post_lock(self, where: tuple[int, str]) -> AbstractContextManager[object]:
         if self._post_locks is None:

@@ -225,6 +225,8 @@ class FaultSpec:
     the API root (``/repos/o/r/...``, whatever the base URL shape). With
     ``apply`` a write is carried out first and *then* answered with the fault
     (an ambiguous failure: the comment exists, the client saw a 502).
+    With ``delay`` the server first waits that long (status 0: then it answers
+    normally, as a slow server does).
     """
 
     method: str
@@ -234,6 +236,10 @@ class FaultSpec:
     headers: dict[str, str] | None = None
     body: Any = None
     apply: bool = False
+    # Seconds the server waits before handling the request (a slow server, whose
+    # POST may be stored after the client gave up); with ``status`` 0 it then
+    # answers normally.
+    delay: float = 0.0
 
 
 @dataclass(slots=True)

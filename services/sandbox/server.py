@@ -154,9 +154,10 @@ class Sandbox:
         headers: dict[str, str] | None = None,
         body: Any = None,
         apply: bool = False,
+        delay: float = 0.0,
     ) -> None:
         """Answer the next ``times`` matching requests with ``status`` (see :class:`FaultSpec`)."""
-        spec = FaultSpec(method, path_regex, status, times, headers, body, apply)
+        spec = FaultSpec(method, path_regex, status, times, headers, body, apply, delay)
         with self._log_lock:
             self._faults.append(LiveFault(spec))
 
@@ -294,6 +295,10 @@ class _Handler(BaseHTTPRequestHandler):
         if not token_ok:
             return Answer(401, payload.error(401, "Bad credentials"), {}), None
         fault = sandbox.take_fault(self.command, rel)
+        if fault is not None and fault.delay:
+            time.sleep(fault.delay)  # a slow server: the client may give up meanwhile
+            if not fault.status:
+                fault = None
         if fault is not None and not fault.apply:
             return fault_answer(fault), None
         try:
