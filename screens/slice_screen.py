@@ -17,7 +17,7 @@ from syncdesk.screens.desk import DeskScreen
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.models import Anatomy, Slice, SyncReport
 from syncdesk.services.sync.session import SyncSession, load_report, reopen
-from syncdesk.services.workspace.approvals import approved_count
+from syncdesk.services.workspace.approvals import approvals
 from syncdesk.services.write.fold import fold_question
 from syncdesk.services.write.session import (
     fold_confirmed,
@@ -98,7 +98,11 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         session = reopen(self.session)
         report = load_report(session, steps=steps, detail=False, early=self._early_from_thread)
         conflicts = report.conflicts
-        approved = approved_count(session.git, conflicts) if conflicts is not None else 0
+        approved, notes = approvals(session.git, conflicts) if conflicts is not None else (0, ())
+        for note in notes:  # a corrupt state set aside: said here, as the CLI says it
+            self.app.call_from_thread(
+                self.notify, note, severity="warning", markup=False, timeout=15
+            )
         return session, report, approved
 
     def _early_from_thread(self, the_slice: Slice, anatomy: Anatomy) -> None:

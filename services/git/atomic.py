@@ -24,6 +24,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -152,19 +153,57 @@ def write_json(path: Path, value: Any) -> None:
     write_atomic(path, text.encode("ascii") + b"\n")
 
 
+# The largest file of syncdesk's own it reads: a real sync's state is a few MB.
+MAX_OWN_FILE = 64 * 1024 * 1024
+
+
+def read_regular(path: Path, limit: int, *, follow: bool = False) -> bytes | None:
+    """The bytes of the regular file ``path`` (None if there is none), at most ``limit``.
+
+    Opened without blocking (a FIFO would hang the reader) and, unless
+    ``follow``, without following a symlink (a state file pointing at
+    ``/dev/zero`` grew the desk to 2 GB): what is not a regular file, or is
+    larger than ``limit``, is :class:`CorruptFileError`; what cannot be opened
+    is :class:`StorageError`.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    try:
+        descriptor = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise CorruptFileError(
+                f"{path} is a symbolic link, not a file syncdesk wrote"
+            ) from None
+        raise StorageError(f"could not read {path}: {_reason(error)}") from None
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
+        os.close(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise CorruptFileError(f"{path} is not a regular file")
+        raise CorruptFileError(f"{path} is larger than {limit // (1024 * 1024)} MB")
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as error:
+            raise StorageError(f"could not read {path}: {_reason(error)}") from None
+    if len(data) > limit:  # it grew while being read
+        raise CorruptFileError(f"{path} is larger than {limit // (1024 * 1024)} MB")
+    return data
+
+
 def read_json(path: Path) -> Any | None:
     """The JSON value in ``path``, or None if there is no such file.
 
     Raises :class:`CorruptFileError` if the file is not valid UTF-8 JSON (empty,
-    truncated, edited), and :class:`StorageError` if it cannot be read at all
+    truncated, edited) or not a regular file of a sane size (see
+    :func:`read_regular`), and :class:`StorageError` if it cannot be read at all
     (permissions): only the first is a reason to move the file aside.
     """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    data = read_regular(path, MAX_OWN_FILE)
+    if data is None:
         return None
-    except OSError as error:
-        raise StorageError(f"could not read {path}: {_reason(error)}") from None
     try:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -270,7 +309,10 @@ def locked(lock_file: Path) -> Iterator[None]:
     syncdesk processes sharing one repository.
     """
     try:
-        descriptor = os.open(lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        # O_NOFOLLOW: a dangling symlink planted as the lock must not make syncdesk
+        # create the file it points to, outside the repository.
+        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+        descriptor = os.open(lock_file, flags, 0o666)
     except OSError as error:
         raise StorageError(f"could not open {lock_file}: {_reason(error)}") from None
     try:

@@ -18,6 +18,7 @@ from typing import Any
 import platformdirs
 
 from syncdesk.services.errors import ConfigError
+from syncdesk.services.git.atomic import StorageError, read_regular
 from syncdesk.services.git.runner import LARGE_FILE_LIMIT
 
 REPO_CONFIG_NAME = ".syncdesk.toml"
@@ -115,10 +116,12 @@ def load_config(work_tree: Path | None, user_file: Path | None = None) -> Config
     """
     config = Config()
     user = user_file or user_config_path()
-    if user.is_file():
+    # exists-or-is-a-link, not is_file: a FIFO or a device in a config's place is
+    # said (by _read), not silently skipped.
+    if user.exists() or user.is_symlink():
         config = _apply(config, user, _read(user))
     repo = _repo_file(work_tree)
-    if repo is not None and repo.is_file():
+    if repo is not None and (repo.exists() or repo.is_symlink()):
         data = _read(repo)
         refused = sorted(set(data) & USER_ONLY_KEYS)
         if refused:
@@ -143,14 +146,33 @@ def _repo_file(work_tree: Path | None) -> Path | None:
     return work_tree / REPO_CONFIG_NAME if work_tree is not None else None
 
 
+# A configuration is a few lines: what is larger, deeper or longer is not one.
+MAX_CONFIG_BYTES = 1024 * 1024
+MAX_LIST_ENTRIES = 10_000
+
+
 def _read(path: Path) -> dict[str, Any]:
+    """The TOML in ``path`` ({} when absent), every failure one line naming the file.
+
+    Read as a regular file of at most a megabyte (a FIFO would hang the desk; a
+    symlink to one is refused too, one to a regular file is followed, as
+    dotfile managers link them); invalid UTF-8 and nesting too deep for the
+    parser are named with the file, not "internal error".
+    """
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        data = read_regular(path, MAX_CONFIG_BYTES, follow=True)
+    except StorageError as error:
+        raise ConfigError(error.message) from None
+    if data is None:
+        return {}
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: {error}") from None
-    except OSError as error:
-        raise ConfigError(f"{path}: {error.strerror}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a configuration") from None
 
 
 def _apply(config: Config, path: Path, data: dict[str, Any]) -> Config:
@@ -162,6 +184,12 @@ def _apply(config: Config, path: Path, data: dict[str, Any]) -> Config:
         if key in _LIST_KEYS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{path}: {key} must be a list of strings")
+            if len(value) > MAX_LIST_ENTRIES:
+                # Every path of a sync is matched against each entry: 200,000 of them
+                # ran a report past 400 s.
+                raise ConfigError(
+                    f"{path}: {key} has {len(value)} entries; at most {MAX_LIST_ENTRIES}"
+                )
             values[key] = tuple(value)
         else:
             values[key] = value

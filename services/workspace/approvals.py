@@ -21,14 +21,25 @@ def approved_count(git: Git, conflicts: ConflictSet) -> int | None:
     None when the saved decisions cannot be read (a read-only repository, say):
     the count is a hint, and a screen must not fail for want of it.
     """
+    return approvals(git, conflicts)[0]
+
+
+def approvals(git: Git, conflicts: ConflictSet) -> tuple[int | None, tuple[str, ...]]:
+    """:func:`approved_count`, and what the user must hear about the saved decisions.
+
+    Reading them may set a corrupt state aside: the first screen to read it
+    (the Slice screen) must say so, or the workspace, reading after, finds
+    nothing to say and the move goes unseen.
+    """
     if not conflicts.files:
-        return 0
+        return 0, ()
     key = SyncKey(conflicts.dev_side, conflicts.main_side)
     try:
-        state = load_state(git, key, head=conflicts.head, remember=False).state
-    except StorageError:
-        return None
+        loaded = load_state(git, key, head=conflicts.head, remember=False)
+    except StorageError as error:
+        return None, (error.message,)
+    state = loaded.state
     return sum(
         1 for conflict in conflicts.files
         if state.decisions(conflict.path).status is FileStatus.APPROVED
-    )  # fmt: skip
+    ), (loaded.notes[:1] if loaded.moved_aside is not None else ())  # fmt: skip
