@@ -46,11 +46,6 @@ class NamedBranch:
     local: bool  # refs/heads/<branch> exists
     tracking: str | None  # the remote-tracking ref it was read from, if it was
 
-    @property
-    def display(self) -> str:
-        """The branch's name for titles and messages (the name given when there is none)."""
-        return one_line(self.branch if self.branch is not None else self.name)
-
 
 @dataclass(frozen=True, slots=True)
 class Refspec:
