@@ -23,11 +23,11 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.config import MAX_LIST_ENTRIES, load_config
 from syncdesk.services.sync.session import SyncOptions, open_sync
 from syncdesk.tui.app import SyncDeskApp
-from tests.syncrepo import build_sync_repo
+from tests.syncrepo import SyncRepo, build_sync_repo
 from tests.waiting import until_loaded, until_toast
 
 
-def _key(sync) -> SyncKey:  # type: ignore[no-untyped-def]
+def _key(sync: SyncRepo) -> SyncKey:
     return SyncKey(sync.dev_base, sync.parent2)
 
 

@@ -259,6 +259,15 @@ def shown_keys(app: App[Any]) -> set[str]:
     return {key.key for key in footer.query(FooterKey) if edge.contains_region(key.region)}
 
 
+def _all_shown(screen: Any, app: App[Any]) -> bool:
+    return own_keys(screen) <= shown_keys(app)
+
+
+def _missing_keys(screen: Any, app: App[Any]) -> str:
+    missing = sorted(own_keys(screen) - shown_keys(app))
+    return f"{type(screen).__name__}: missing {missing} in {footer_line(app)!r}"
+
+
 async def test_at_80x24_every_screen_shows_all_its_own_keys(
     pr_world: DemoFacts, pr_sandbox: Sandbox
 ) -> None:
@@ -274,12 +283,8 @@ async def test_at_80x24_every_screen_shows_all_its_own_keys(
             screen = await until_loaded(pilot, opened)
             await until(
                 pilot,
-                lambda screen=screen: own_keys(screen) <= shown_keys(pilot.app),
-                lambda screen=screen: (
-                    f"{type(screen).__name__}: missing "
-                    f"{sorted(own_keys(screen) - shown_keys(pilot.app))} "
-                    f"in {footer_line(pilot.app)!r}"
-                ),
+                partial(_all_shown, screen, pilot.app),
+                partial(_missing_keys, screen, pilot.app),
             )
             assert "? Help" in footer_line(pilot.app)
 
