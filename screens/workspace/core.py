@@ -13,6 +13,7 @@ from functools import partial
 from textual import on
 from textual.command import SimpleCommand
 from textual.content import Content
+from textual.markup import escape
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
@@ -255,7 +256,8 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
             hunks = f"{len(conflict.hunks)} hunk(s)" if conflict.hunks else "whole file"
             commands.append(
                 SimpleCommand(
-                    conflict.display_path,
+                    # The palette reads a command's name as markup: a path is escaped.
+                    escape(conflict.display_path),
                     partial(self.go_to_file, conflict.path),
                     f"{word} · {hunks} · {conflict.type}",
                 )

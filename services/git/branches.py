@@ -78,14 +78,28 @@ def name_branch(git: Git, name: str | None, remote: str) -> NamedBranch:
     sha = git.resolve(ref if ref is not None and ref != "HEAD" else given)
     if sha is None:
         raise MissingRefError(f"no branch or commit named {one_line(given)!r} in this repository")
-    branch: str | None = None
-    tracking: str | None = None
     if ref is not None and ref.startswith(BRANCHES):
-        branch = ref.removeprefix(BRANCHES)
-    elif ref is not None and ref.startswith(REMOTES):
-        branch, tracking = remote_branch(git, ref), ref
-    local = branch is not None and git.resolve(f"{BRANCHES}{branch}") is not None
-    return NamedBranch(given, sha, ref, branch, local, tracking)
+        return NamedBranch(given, sha, ref, ref.removeprefix(BRANCHES), True, None)
+    if ref is not None and ref.startswith(REMOTES):
+        branch = remote_branch(git, ref)
+        local = branch is not None and git.resolve(f"{BRANCHES}{branch}") is not None
+        return NamedBranch(given, sha, ref, branch, local, ref)
+    return NamedBranch(given, sha, ref, None, False, None)
+
+
+def resolve_commit(git: Git, name: str, remote: str) -> str:
+    """The commit ``name`` names, falling back to ``refs/remotes/<remote>/<name>``.
+
+    For dev and main, where only the commit matters: one ``rev-parse`` when the
+    name resolves (:func:`name_branch` also reads which branch it is). Raises
+    :class:`MissingRefError` when it names none.
+    """
+    sha = git.resolve(name)
+    if sha is None and not name.startswith("refs/"):
+        sha = git.resolve(f"{REMOTES}{remote}/{name}")
+    if sha is None:
+        raise MissingRefError(f"no branch or commit named {one_line(name)!r} in this repository")
+    return sha
 
 
 def full_name(git: Git, name: str) -> str | None:

@@ -91,10 +91,15 @@ def _never_sent(error: requests.exceptions.RequestException) -> bool:
     )
 
 
-def post_lock_file(directory: Path, target: GitHubTarget, where: tuple[int, str]) -> Path:
-    """The lock file of one post, in ``directory``: named by a digest of where it goes."""
+def post_id(target: GitHubTarget, where: tuple[int, str]) -> str:
+    """One post's identity: a digest of the server, repository, pull request and key."""
     name = "\0".join((target.api_url, target.full_name, str(where[0]), where[1]))
-    return directory / f"{hashlib.sha256(name.encode()).hexdigest()[:32]}.lock"
+    return hashlib.sha256(name.encode()).hexdigest()[:32]
+
+
+def post_lock_file(directory: Path, target: GitHubTarget, where: tuple[int, str]) -> Path:
+    """The lock file of one post, in ``directory``: named by its :func:`post_id`."""
+    return directory / f"{post_id(target, where)}.lock"
 
 
 class GitHubError(ServiceError):
@@ -426,7 +431,7 @@ class GitHubClient:
     def _pending_record(self, where: tuple[int, str]) -> str | Path:
         """Where the post's pending record is kept: beside its lock file, or in this process."""
         if self._post_locks is None:
-            return "\0".join((self.target.api_url, self.target.full_name, str(where[0]), where[1]))
+            return post_id(self.target, where)
         return post_lock_file(self._post_locks, self.target, where)
 
     def _post_lock(self, where: tuple[int, str]) -> AbstractContextManager[object]:

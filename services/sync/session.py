@@ -20,7 +20,7 @@ from syncdesk.services.conflicts.attribution import attribute
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.errors import ServiceError, ShallowHistoryError
 from syncdesk.services.git.ahead import Ahead
-from syncdesk.services.git.branches import NamedBranch, name_branch
+from syncdesk.services.git.branches import NamedBranch, name_branch, resolve_commit
 from syncdesk.services.git.refs import current_branch
 from syncdesk.services.git.runner import Git
 from syncdesk.services.progress import QUIET, Steps
@@ -84,9 +84,9 @@ def open_sync(options: SyncOptions, user_config: Path | None = None) -> SyncSess
         head_name=one_line(named.name),
         head=named.sha,
         dev_name=one_line(config.dev_branch),
-        dev=name_branch(git, config.dev_branch, config.remote).sha,
+        dev=resolve_commit(git, config.dev_branch, config.remote),
         main_name=one_line(config.main_branch),
-        main=name_branch(git, config.main_branch, config.remote).sha,
+        main=resolve_commit(git, config.main_branch, config.remote),
         branch=None if named.branch is None else one_line(named.branch),
     )
     _require_history(git, refs)

@@ -31,11 +31,12 @@ from dataclasses import dataclass
 
 from syncdesk.services.conflicts.merge_tree import MergeTreeOutput, merge_tree
 from syncdesk.services.conflicts.models import ConflictFile, ConflictSet, rebuild
+from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.conflicts.threeway import three_way
 from syncdesk.services.git.objects import scratch_objects
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import write_blob
-from syncdesk.services.git.trees import Entry, build_tree, changed_paths, entries_at
+from syncdesk.services.git.trees import Entry, build_tree, changed_paths, durable_env, entries_at
 from syncdesk.services.lines import encode_text
 
 
@@ -56,6 +57,44 @@ class CarriedChanges:
     tree: str
     carried: tuple[str, ...]
     not_carried: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CarriedMerge:
+    """The merge of the same slice on a new dev base, with the old merge's hand work."""
+
+    new: ConflictSet  # the conflicts of the new merge
+    conflicts: CarriedConflicts
+    changes: CarriedChanges  # its ``tree`` is the new merge's tree
+
+
+def carry_merge(
+    git: Git,
+    dev_base: str,
+    slice_tip: str,
+    old_merge: str,
+    onto: str,
+    *,
+    uncovered_from: str | None = None,
+) -> CarriedMerge:
+    """The old merge's conflicts and non-conflict changes, carried onto ``onto`` + ``slice_tip``.
+
+    ``uncovered_from``: a commit whose version of a conflict's files is taken
+    when the conflict was not carried (a fold: a merge of dev on top resolved
+    what the old merge never met); without it those keep merge-tree's markers.
+    The automatic merge's objects go to the repository: the new merge uses them.
+    """
+    old = read_conflicts(git, dev_base, slice_tip, old_merge)
+    new = read_conflicts(git, onto, slice_tip, None)
+    automatic = merge_tree(git, onto, slice_tip, durable_env())
+    conflicts = carry_conflicts(git, old, new, old_merge)
+    edits = dict(conflicts.edits)
+    if uncovered_from is not None:
+        edits.update(entries_at(git, uncovered_from, list(conflicts.uncovered)))
+    with_conflicts = build_tree(git, automatic.tree, edits)
+    new_paths = {path for conflict in new.files for path in (conflict.path, *conflict.old_paths)}
+    changes = carry_changes(git, dev_base, slice_tip, old_merge, with_conflicts, new_paths)
+    return CarriedMerge(new, conflicts, changes)
 
 
 def carry_conflicts(

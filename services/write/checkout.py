@@ -77,6 +77,21 @@ def follow_checkouts(places: Sequence[str], branch: str, old: str, new: str) -> 
     )
 
 
+def after_move(
+    places: Sequence[str], branch: str, old: str, new: str, created_from: str | None = None
+) -> str:
+    """Follow the checkouts of a branch just moved; what the user must hear, or "".
+
+    ``created_from``: the remote-tracking ref a branch created by the move
+    started from (the write says it made the local branch).
+    """
+    note = follow_checkouts(places, branch, old, new)
+    if created_from is None:
+        return note
+    created = f"created the local branch {one_line(branch)} (it was only {one_line(created_from)})"
+    return f"{created}; {note}" if note else created
+
+
 def _left_at(worktree: Git, commit: str) -> bool:
     """Whether the index and the files are exactly ``commit``'s (a move left them behind)."""
     staged = worktree.run(["diff-index", "--quiet", "--cached", commit, "--"], check=False)

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from syncdesk.services.conflicts.merge_tree import merge_tree
-from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.errors import BranchMovedError, NothingToDoError, ServiceError
 from syncdesk.services.git.commit import (
     create_commit,
@@ -40,12 +38,12 @@ from syncdesk.services.git.commit import (
 )
 from syncdesk.services.git.refs import move_branch, read_target
 from syncdesk.services.git.runner import Git
-from syncdesk.services.git.trees import build_tree, clean_scratch, durable_env, entries_at, tree_of
+from syncdesk.services.git.trees import clean_scratch, tree_of
 from syncdesk.services.sanitize import one_line, visible
 from syncdesk.services.sync.anatomy import find_sync_merge
 from syncdesk.services.sync.ours import sync_ours
-from syncdesk.services.write.carry import carry_changes, carry_conflicts
-from syncdesk.services.write.checkout import follow_checkouts, require_clean_checkouts
+from syncdesk.services.write.carry import carry_merge
+from syncdesk.services.write.checkout import after_move, require_clean_checkouts
 from syncdesk.services.write.message import default_message
 from syncdesk.services.write.models import WriteResult
 from syncdesk.services.write.repair import verify
@@ -137,7 +135,12 @@ def fold_merges(git: Git, plan: FoldPlan, *, signoff: bool = True) -> WriteResul
         )
     places = require_clean_checkouts(git, ref, short)
     head_tree = tree_of(git, head)
-    merge_tree_id = _folded_merge_tree(git, plan)
+    # The old resolutions carried; what the old merge never met was resolved on
+    # top, by a merge of dev: the head's version is that resolution (no conflict
+    # markers go into a commit).
+    merge_tree_id = carry_merge(
+        git, plan.dev_base, plan.slice_tip, plan.merge, plan.onto, uncovered_from=head
+    ).changes.tree
     ident = maintainer(git) if signoff else None
     sign = should_sign(git)
     old_merge = read_commit(git, plan.merge)
@@ -158,10 +161,7 @@ def fold_merges(git: Git, plan: FoldPlan, *, signoff: bool = True) -> WriteResul
         )
     reason = f"fold the merges of dev on {short} onto {plan.onto[:12]}"
     backup = move_branch(git, short, new_head, head, reason, create=plan.creates)
-    note = follow_checkouts(places, short, head, new_head)
-    if plan.creates:
-        created = f"created the local branch {one_line(short)} (it was only {plan.tracking})"
-        note = f"{created}; {note}" if note else created
+    note = after_move(places, short, head, new_head, plan.tracking)
     anatomy_ok, problems, tree_ok = verify(
         git, ref, new_head, head_tree, plan.dev, plan.main, expect_repair=new_head != new_merge
     )
@@ -178,24 +178,6 @@ def fold_merges(git: Git, plan: FoldPlan, *, signoff: bool = True) -> WriteResul
         checked_out_in=places,
         note=note,
     )
-
-
-def _folded_merge_tree(git: Git, plan: FoldPlan) -> str:
-    """The new merge's tree: the old resolutions carried, the rest as the head resolved it."""
-    old = read_conflicts(git, plan.dev_base, plan.slice_tip, plan.merge)
-    new = read_conflicts(git, plan.onto, plan.slice_tip, None)
-    automatic = merge_tree(git, plan.onto, plan.slice_tip, durable_env())
-    carried = carry_conflicts(git, old, new, plan.merge)
-    # What the old merge never met was resolved on top, by a merge of dev: the
-    # head's version is that resolution (no conflict markers go into a commit).
-    at_head = entries_at(git, plan.old_head, list(carried.uncovered))
-    edits = {**carried.edits, **at_head}
-    with_conflicts = build_tree(git, automatic.tree, edits)
-    new_paths = {path for conflict in new.files for path in (conflict.path, *conflict.old_paths)}
-    changes = carry_changes(
-        git, plan.dev_base, plan.slice_tip, plan.merge, with_conflicts, new_paths
-    )
-    return changes.tree
 
 
 def _repair_message(git: Git, plan: FoldPlan, base: str | None, ident: str | None) -> str:

@@ -24,7 +24,6 @@ resolutions are learned first, so the workspace suggests them for what is left.
 
 from __future__ import annotations
 
-from syncdesk.services.conflicts.merge_tree import merge_tree
 from syncdesk.services.conflicts.models import ConflictSet
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.conflicts.threeway import three_way
@@ -47,11 +46,11 @@ from syncdesk.services.git.commit import (
 )
 from syncdesk.services.git.refs import move_branch, read_target
 from syncdesk.services.git.runner import Git
-from syncdesk.services.git.trees import build_tree, clean_scratch, durable_env, tree_of
+from syncdesk.services.git.trees import clean_scratch, tree_of
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.anatomy import SyncMerge, find_sync_merge
-from syncdesk.services.write.carry import carry_changes, carry_conflicts
-from syncdesk.services.write.checkout import follow_checkouts, require_clean_checkouts
+from syncdesk.services.write.carry import carry_merge
+from syncdesk.services.write.checkout import after_move, require_clean_checkouts
 from syncdesk.services.write.message import repair_message
 from syncdesk.services.write.models import RebuildResult
 from syncdesk.services.write.patchid import PatchComparison, compare_patches
@@ -89,15 +88,8 @@ def rebuild_onto(
     merge = _sync_merge(git, short, old_head, dev, main)
     onto_sha = _onto(git, onto, dev, merge)
     learned = _learn(store, git, merge, old_head, short) if store is not None else 0
-    old = read_conflicts(git, merge.dev_base, merge.slice_tip, merge.sha)
-    new = read_conflicts(git, onto_sha, merge.slice_tip, None)
-    automatic = merge_tree(git, onto_sha, merge.slice_tip, durable_env())  # kept: merge' uses it
-    conflicts = carry_conflicts(git, old, new, merge.sha)
-    with_conflicts = build_tree(git, automatic.tree, conflicts.edits)
-    new_paths = {path for conflict in new.files for path in (conflict.path, *conflict.old_paths)}
-    changes = carry_changes(
-        git, merge.dev_base, merge.slice_tip, merge.sha, with_conflicts, new_paths
-    )
+    carried = carry_merge(git, merge.dev_base, merge.slice_tip, merge.sha, onto_sha)
+    new, conflicts, changes = carried.new, carried.conflicts, carried.changes
     ident = maintainer(git) if signoff else None
     sign = should_sign(git)
     old_merge = read_commit(git, merge.sha)
@@ -125,10 +117,7 @@ def rebuild_onto(
         expected_tree, repair_conflicts = applied.tree, applied.conflicted
     reason = f"rebuild {short} onto {onto_sha[:12]}"
     backup = move_branch(git, short, new_head, old_head, reason, create=creates)
-    note = follow_checkouts(places, short, old_head, new_head)
-    if creates:
-        created = f"created the local branch {one_line(short)} (it was only {tracking})"
-        note = f"{created}; {note}" if note else created
+    note = after_move(places, short, old_head, new_head, tracking if creates else None)
     anatomy_ok, problems, tree_ok = verify(
         git, ref, new_head, expected_tree, dev, main, expect_repair=bool(merge.on_top)
     )

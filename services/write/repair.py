@@ -48,7 +48,7 @@ from syncdesk.services.git.trees import (
 from syncdesk.services.sanitize import one_line, visible
 from syncdesk.services.sync.anatomy import SyncMerge, check_anatomy, find_sync_merge
 from syncdesk.services.sync.slice import main_line
-from syncdesk.services.write.checkout import follow_checkouts, require_clean_checkouts
+from syncdesk.services.write.checkout import after_move, require_clean_checkouts
 from syncdesk.services.write.message import repair_message
 from syncdesk.services.write.models import FileChange, RepairPlan, WriteResult
 from syncdesk.services.write.patchid import compare_patches
@@ -194,13 +194,10 @@ def write_repair(git: Git, plan: RepairPlan) -> WriteResult:
     backup = move_branch(
         git, short, new_head, plan.old_head, f"repair {short}: {paths}", create=plan.creates
     )
-    note = follow_checkouts(places, short, plan.old_head, new_head)
+    note = after_move(places, short, plan.old_head, new_head, plan.tracking)
     anatomy_ok, problems, tree_ok = verify(git, ref, new_head, plan.new_tree, plan.dev, plan.main)
     previous = (plan.merge, plan.old_head) if plan.replaces else None
     patch = compare_patches(git, previous, (plan.merge, new_head))
-    if plan.creates:
-        created = f"created the local branch {one_line(short)} (it was only {plan.tracking})"
-        note = f"{created}; {note}" if note else created
     return WriteResult(
         branch=short,
         old_head=plan.old_head,

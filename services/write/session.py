@@ -27,7 +27,7 @@ from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.models import SyncReport
 from syncdesk.services.sync.session import SyncSession, writable_branch, write_tracking
 from syncdesk.services.write.approved import approved_changes
-from syncdesk.services.write.checkout import follow_checkouts, require_clean_checkouts
+from syncdesk.services.write.checkout import after_move, require_clean_checkouts
 from syncdesk.services.write.checks import preview_checks
 from syncdesk.services.write.fold import FoldPlan, fold_merges, plan_fold
 from syncdesk.services.write.models import PushResult, RebuildResult, RepairPlan, WriteResult
@@ -173,7 +173,7 @@ def undo_confirmed(session: SyncSession, target: UndoTarget) -> UndoResult:
     result = undo_last(
         session.git, target.branch, expected_head=target.head, expected_backup=target.backup.ref
     )
-    note = follow_checkouts(places, result.branch, result.old_head, result.new_head)
+    note = after_move(places, result.branch, result.old_head, result.new_head)
     return replace(result, note=note)
 
 
