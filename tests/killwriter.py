@@ -86,13 +86,18 @@ def document_at(step: int) -> dict[str, Any]:
     return {"step": step, "lines": [f"line {n} of step {step}" + "." * 60 for n in range(step * 8)]}
 
 
-# Where an armed writer dies, and whether its third save is then on disk.
+# Where an armed writer dies in its third save: (whether that save is then on
+# disk, how many temporary files it leaves). A save appends one journal line
+# and fsyncs it; the compact-* phases fold the journal into the snapshot after
+# every save (two atomic writes: the snapshot, then a new journal).
 PHASES = {
-    "blob-written": False,  # the resolved text is in git, the state not yet written
-    "temp-written": False,  # the temporary file written, not yet fsynced
-    "before-replace": False,  # fsynced, not yet renamed over the state
-    "after-replace": True,  # renamed, the directory not yet fsynced, no ack
-    "before-pin": True,  # saved, its blobs not yet pinned against gc
+    "blob-written": (False, 0),  # the resolved text is in git, the journal line not written
+    "line-written": (True, 0),  # written, not yet fsynced: a kill keeps the page cache
+    "line-synced": (True, 0),  # fsynced, no ack yet
+    "before-pin": (True, 0),  # saved, its blobs not yet pinned against gc
+    "compact-temp-written": (True, 1),  # the new snapshot's temporary file, not fsynced
+    "compact-before-replace": (True, 1),  # fsynced, not yet renamed over the snapshot
+    "compact-after-replace": (True, 0),  # the new snapshot in place, the old journal beside it
 }
 _saves = 0  # saves started in this life
 
@@ -103,19 +108,28 @@ def _die_at(phase: str) -> None:
     import signal
 
     import syncdesk.services.decisions.store
+    from syncdesk.services.decisions.store import StateFile
     from syncdesk.services.git import storage
 
     def die() -> None:
         if _saves == 3:
             os.kill(os.getpid(), signal.SIGKILL)
 
+    store = syncdesk.services.decisions.store
     targets: dict[str, tuple[Any, str, bool]] = {
         "blob-written": (storage, "write_blob", False),
-        "temp-written": (os, "fsync", True),
-        "before-replace": (os, "replace", True),
-        "after-replace": (os, "replace", False),
-        "before-pin": (syncdesk.services.decisions.store, "pin_blobs", True),
+        "line-written": (os, "fsync", True),
+        "line-synced": (os, "fsync", False),
+        "before-pin": (store, "pin_blobs", True),
+        "compact-temp-written": (os, "fsync", True),
+        "compact-before-replace": (os, "replace", True),
+        "compact-after-replace": (os, "replace", False),
     }
+    if phase.startswith("compact-"):
+        StateFile.compaction_due = lambda self, good, snapshot: True  # type: ignore[method-assign]
+        if phase == "compact-temp-written":
+            _arm_after_append(die)
+            return
     owner, name, before = targets[phase]
     real = getattr(owner, name)
 
@@ -128,6 +142,30 @@ def _die_at(phase: str) -> None:
         return result
 
     setattr(owner, name, wrapper)
+
+
+def _arm_after_append(die: Callable[[], None]) -> None:
+    """Die at the first fsync after the third save's journal line: the compaction's."""
+    import os
+
+    from syncdesk.services.decisions import journal
+
+    real_append, real_fsync = journal.append_line, os.fsync
+    appended = False
+
+    def append(*args: Any, **kwargs: Any) -> Any:
+        nonlocal appended
+        result = real_append(*args, **kwargs)
+        appended = _saves == 3
+        return result
+
+    def fsync(descriptor: int) -> None:
+        if appended:
+            die()
+        real_fsync(descriptor)
+
+    journal.append_line = append  # type: ignore[assignment]
+    os.fsync = fsync
 
 
 def run_state(repo: Path, phase: str | None) -> None:

@@ -478,11 +478,12 @@ def test_kill_nine_at_each_phase_of_a_save(git, repo, phase):
     assert (killed.ready, killed.last_ack) == (0, 2)  # two saves returned, the third was cut
     path = state_path(git, SYNC)
     json.loads(path.read_bytes())
+    on_disk, temporaries = PHASES[phase]
     orphans = clean_orphans(states_dir(git))
-    assert len(orphans) == (1 if phase in ("temp-written", "before-replace") else 0)
+    assert len(orphans) == temporaries
     loaded = load_state(git, SYNC)
-    assert (loaded.moved_aside, loaded.missing_blobs) == (None, ())
-    expected = 3 if PHASES[phase] else 2
+    assert (loaded.moved_aside, loaded.missing_blobs, loaded.notes) == (None, (), ())
+    expected = 3 if on_disk else 2
     assert loaded.state == state_at(expected)
     resumed = run_until_death("state", repo.path, phase)  # the next life resumes from it
     assert resumed.ready == expected

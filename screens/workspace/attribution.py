@@ -7,7 +7,7 @@ from dataclasses import replace
 from textual import work
 
 from syncdesk.screens.attribution_screen import AttributionScreen
-from syncdesk.screens.workspace.core import WorkspaceCore
+from syncdesk.screens.workspace.core import WorkspaceCore, in_order
 from syncdesk.services.conflicts.attribution import attribute
 from syncdesk.services.conflicts.models import ConflictFile, ConflictSet, FileAttribution
 
@@ -15,6 +15,7 @@ from syncdesk.services.conflicts.models import ConflictFile, ConflictSet, FileAt
 class AttributionActions(WorkspaceCore):
     """The key that blames the current hunk (bound in WorkspaceScreen.BINDINGS)."""
 
+    @in_order
     def action_attribution(self) -> None:
         """Show the commits behind the current hunk, both sides (blamed in a worker)."""
         conflict, state = self.conflict, self.state

@@ -8,7 +8,10 @@ use is declared once, here, and typed for ``mypy --strict``.
 
 from __future__ import annotations
 
-from functools import partial
+from collections import deque
+from collections.abc import Callable
+from functools import partial, wraps
+from typing import Concatenate, ParamSpec, TypeVar
 
 from textual import on
 from textual.command import SimpleCommand
@@ -20,6 +23,7 @@ from textual.widgets import DataTable, Static
 from syncdesk.screens.desk import DeskScreen
 from syncdesk.services.audit.model import LostLine
 from syncdesk.services.conflicts.models import ConflictFile, FileAttribution
+from syncdesk.services.decisions.merge import changed_places, merge_states
 from syncdesk.services.decisions.models import (
     Action,
     Cursor,
@@ -27,7 +31,7 @@ from syncdesk.services.decisions.models import (
     SyncState,
     move_cursor,
 )
-from syncdesk.services.decisions.saver import Persister
+from syncdesk.services.decisions.saver import Outcome, Persister
 from syncdesk.services.lines import split_lines
 from syncdesk.services.sync.policies import KEEP_DEV, OVERRIDE_FROM_MAIN
 from syncdesk.services.sync.session import SyncSession
@@ -64,6 +68,39 @@ class SaveFailed(Message):
         self.line = line
 
 
+class SaveDone(Message):
+    """A save became durable or failed, or a look found another desk's saves (from its thread)."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__()
+        self.outcome = outcome
+
+
+Core = TypeVar("Core", bound="WorkspaceCore")
+Params = ParamSpec("Params")
+
+
+def in_order(
+    action: Callable[Concatenate[Core, Params], None],
+) -> Callable[Concatenate[Core, Params], None]:
+    """Make a key's action wait for every earlier key still reading in a worker.
+
+    ``D`` reads the whole file in a worker; an ``a`` typed before it lands must
+    approve what ``D`` decided, not the file before it. Keys that read or change
+    the decisions or the cursor are queued while such a read runs, and run in
+    the order typed when it lands (:meth:`WorkspaceCore.landed`).
+    """
+
+    @wraps(action)
+    def run(self: Core, /, *args: Params.args, **kwargs: Params.kwargs) -> None:
+        if self.reads_in_flight:
+            self.typed_ahead.append(partial(action, self, *args, **kwargs))
+            return
+        action(self, *args, **kwargs)
+
+    return run
+
+
 # What a load reads: the sync opened again (its refs resolved anew) and its conflicts.
 WorkspaceLoaded = tuple[SyncSession, WorkspaceData]
 
@@ -83,7 +120,15 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
         self._accident_cache = AccidentCache()
         # Each file's layout, with what it was built from (see _layout).
         self._layouts: dict[str, tuple[_LayoutInputs, Layout]] = {}
-        self.persister = Persister(session.git, self._save_failed)
+        self.persister = Persister(session.git, self._save_failed, self._save_done)
+        # Keys typed while a decision reads in a worker, and how many such reads run.
+        self.typed_ahead: deque[Callable[[], None]] = deque()
+        self.reads_in_flight = 0
+        # Each file's last save, by number; the last save known durable; why the last failed.
+        self._saving: dict[str, int] = {}
+        self._durable = 0
+        self._save_error: str | None = None
+        self._looking = False  # a look for other desks' saves is queued
 
     # -- what is on screen -----------------------------------------------------------
 
@@ -111,7 +156,19 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
             self.data.suggestions.get(h.key) for h in conflict.hunks
         ):
             mark += "↺"
-        return mark + self._accident_mark(conflict)
+        return self._pending_mark(conflict.path) + mark + self._accident_mark(conflict)
+
+    def _pending_mark(self, path: str) -> str:
+        """… while a decision in ``path`` is not yet on disk (! when its save failed)."""
+        if path not in self._saving:
+            return ""
+        return "!" if self._save_error is not None else "…"
+
+    def pending(self, path: str) -> str | None:
+        """What stands between ``path``'s decisions on screen and the disk, or None."""
+        if path not in self._saving:
+            return None
+        return self._save_error or "saving…"
 
     def _accident_mark(self, conflict: ConflictFile) -> str:
         """⚠ when the file's result still lacks a probable accident's dev line.
@@ -180,7 +237,9 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
         # A whole-file-only file shows no hunk, so no accident line: skip the audit.
         accidents = () if conflict.whole_file_only else self._accidents(conflict)
         policy = self.policies.get(conflict.path)
-        return hunk_info(conflict, self.state, policy, self.data, accidents)
+        return hunk_info(
+            conflict, self.state, policy, self.data, accidents, self.pending(conflict.path)
+        )
 
     # -- navigation -------------------------------------------------------------------
 
@@ -190,10 +249,12 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
             self._open(event.row_key.value)
             self.query_one(ThreeWayView).focus()
 
+    @in_order
     def action_next_hunk(self) -> None:
         """Go to the next hunk."""
         self._step_hunk(+1)
 
+    @in_order
     def action_previous_hunk(self) -> None:
         """Go to the previous hunk."""
         self._step_hunk(-1)
@@ -230,6 +291,7 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
         if view.display:
             view.focus()
 
+    @in_order
     def action_next_file(self) -> None:
         """Go to the next file that is not approved."""
         if self.data is None or self.state is None:
@@ -267,11 +329,19 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
     # -- decisions --------------------------------------------------------------------
 
     def _apply(self, decided: Decided) -> None:
-        """Show a decision at once and save it in the background, in order."""
+        """Show a decision at once, marked pending, and save it in the background, in order.
+
+        The mark goes when the save is durable (:meth:`on_save_done`): what is
+        shown without it is on disk, whatever happens to this process.
+        """
+        before = self.state
         self.state = decided.state
         for blob, data in decided.blobs.items():
             self.texts[blob] = tuple(split_lines(data.decode("utf-8", "surrogateescape")))
-        self.persister.save(decided.state, decided.blobs)
+        number = self.persister.save(decided.state, decided.blobs)
+        if before is not None:
+            for path in _changed_files(before, decided.state):
+                self._saving[path] = number
         self._redraw()
         conflict = self.conflict
         if conflict is not None:
@@ -350,3 +420,83 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
 
     def on_save_failed(self, message: SaveFailed) -> None:
         self.notify(message.line, severity="error", markup=False, timeout=10)
+
+    def _save_done(self, outcome: Outcome) -> None:
+        self.post_message(SaveDone(outcome))  # on the persister's thread, like _save_failed
+
+    def on_save_done(self, message: SaveDone) -> None:
+        outcome = message.outcome
+        if outcome.number:
+            if outcome.error is not None:
+                self._save_error = outcome.error
+                self.notify(outcome.error, severity="error", markup=False, timeout=10)
+            else:
+                self._durable = max(self._durable, outcome.number)
+                self._save_error = None
+        else:
+            self._looking = False
+        settled = [path for path, number in self._saving.items() if number <= self._durable]
+        for path in settled:
+            del self._saving[path]
+        changed = self._rebase(outcome) if outcome.saved is not None else []
+        if self.data is None or self.state is None:
+            return
+        if changed:
+            self._refresh_list()
+        else:
+            files = self.query_one(ConflictList)
+            for path in settled if outcome.error is None else list(self._saving):
+                conflict = self.data.conflicts.file(path)
+                if conflict is not None:
+                    files.update_badges(path, self._badge(conflict))
+        self._redraw()
+
+    def _rebase(self, outcome: Outcome) -> list[str]:
+        """Show what other desks saved, on top of what this one decided since; the places."""
+        saved = outcome.saved
+        if saved is None or self.state is None or saved.disk is saved.base:
+            return []
+        self.texts.update(outcome.texts)
+        before = self.state
+        self.state = merge_states(saved.base, before, saved.disk).state
+        places = changed_places(before, self.state)
+        if places:
+            more = f" and {len(places) - 6} more" if len(places) > 6 else ""
+            shown = ", ".join(places[:6]) + more
+            self.notify(
+                f"Another syncdesk decided in this sync: {shown}. Shown here now; z undoes.",
+                title="Decided elsewhere",
+                severity="warning",
+                markup=False,
+                timeout=15,
+            )
+        return places
+
+    def look_for_other_desks(self) -> None:
+        """Ask the persister whether another desk saved this sync (one look at a time)."""
+        if self.state is None or self._looking:
+            return
+        self._looking = True
+        self.persister.look(self.state.sync)
+
+    # -- keys typed ahead of a read -------------------------------------------------------
+
+    def read_started(self) -> None:
+        """A decision's read went to a worker: keys typed from now on wait for it."""
+        self.reads_in_flight += 1
+
+    def landed(self, decide: Callable[[], object] | None) -> None:
+        """A decision's read came back (None: it failed): decide, then run the keys it held."""
+        try:
+            if decide is not None:
+                decide()
+        finally:
+            self.reads_in_flight -= 1
+            while self.typed_ahead and not self.reads_in_flight:
+                self.typed_ahead.popleft()()
+
+
+def _changed_files(before: SyncState, after: SyncState) -> list[str]:
+    """The paths whose decisions or stacks ``after`` changed (unchanged files are shared)."""
+    old = {item.path: item for item in before.files}
+    return [item.path for item in after.files if old.get(item.path) is not item]

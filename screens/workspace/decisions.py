@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from textual import work
 
-from syncdesk.screens.workspace.core import WorkspaceCore
+from syncdesk.screens.workspace.core import WorkspaceCore, in_order
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.decisions.learn import remember_approval
 from syncdesk.services.decisions.models import Action, SyncState, redo, undo
@@ -23,6 +26,7 @@ from syncdesk.services.workspace.load import WorkspaceData, side_file
 class DecisionActions(WorkspaceCore):
     """The keys that decide a hunk or a file (bound in WorkspaceScreen.BINDINGS)."""
 
+    @in_order
     def action_take(self, action: str) -> None:
         """Resolve the current hunk with one of its sides or a union."""
         conflict, state = self.conflict, self.state
@@ -33,6 +37,7 @@ class DecisionActions(WorkspaceCore):
             return
         self._decide_hunk(conflict, state.cursor.hunk, Action(action))
 
+    @in_order
     def action_suggestion(self) -> None:
         """Take the carried-over resolution suggested for this hunk (never applied silently)."""
         conflict, state, data = self.conflict, self.state, self.data
@@ -69,6 +74,7 @@ class DecisionActions(WorkspaceCore):
         self._apply(decided)
         self.notify(f"Taken: {found.describe()}", markup=False)
 
+    @in_order
     def action_whole(self, side: str) -> None:
         """Resolve the whole file as dev's or main's version (deleted if that side has none)."""
         conflict, state = self.conflict, self.state
@@ -80,14 +86,19 @@ class DecisionActions(WorkspaceCore):
         if conflict.too_large:  # a blob id, never read
             self._apply(decide_side_by_id(state, conflict, Action(side)))
             return
+        self.read_started()
         self._take_whole(conflict, Action(side))
 
     @work(thread=True, exit_on_error=False, group="whole-file")
     def _take_whole(self, conflict: ConflictFile, action: Action) -> None:
-        # The worker only reads; the decision is made on the UI thread against the
-        # state as it is then, so nothing decided meanwhile is overwritten.
-        data = side_file(self.session, conflict, action)
-        self.app.call_from_thread(self._decide_whole, conflict, action, data)
+        # The worker only reads; the decision is made on the UI thread, and keys
+        # typed meanwhile wait for it (in_order), so they apply in the order typed.
+        landing: Callable[[], object] | None = None
+        try:
+            data = side_file(self.session, conflict, action)
+            landing = partial(self._decide_whole, conflict, action, data)
+        finally:
+            self.app.call_from_thread(self.landed, landing)
 
     def _decide_whole(self, conflict: ConflictFile, action: Action, data: bytes | None) -> None:
         if self.state is None:
@@ -95,6 +106,7 @@ class DecisionActions(WorkspaceCore):
         final = Action.DELETED if data is None else action
         self._apply(decide_file(self.state, conflict, final, data))
 
+    @in_order
     def action_undo(self) -> None:
         """Undo the last decision in this file."""
         if self.state is not None and self.conflict is not None:
@@ -103,6 +115,7 @@ class DecisionActions(WorkspaceCore):
                 return
             self._apply(Decided(undo(self.state, self.conflict.path), {}))
 
+    @in_order
     def action_redo(self) -> None:
         """Redo the last undone decision in this file."""
         if self.state is not None and self.conflict is not None:
@@ -111,6 +124,7 @@ class DecisionActions(WorkspaceCore):
                 return
             self._apply(Decided(redo(self.state, self.conflict.path), {}))
 
+    @in_order
     def action_approve(self) -> None:
         """Approve this file's resolution, and go to the next unresolved file."""
         conflict, state = self.conflict, self.state

@@ -12,7 +12,7 @@ from rich.syntax import Syntax
 from textual.app import SuspendNotSupported
 
 from syncdesk.screens.edit_hunk_screen import EditHunkScreen
-from syncdesk.screens.workspace.core import WorkspaceCore
+from syncdesk.screens.workspace.core import WorkspaceCore, in_order
 from syncdesk.services.decisions.models import Action
 from syncdesk.services.lines import encode_text, split_lines
 from syncdesk.services.sanitize import visible
@@ -21,6 +21,7 @@ from syncdesk.services.sanitize import visible
 class EditActions(WorkspaceCore):
     """The keys that edit the current hunk's result by hand (bound in WorkspaceScreen)."""
 
+    @in_order
     def action_edit(self) -> None:
         """Edit the current hunk's result by hand."""
         conflict, state = self.conflict, self.state
@@ -44,6 +45,7 @@ class EditActions(WorkspaceCore):
 
         self.app.push_screen(EditHunkScreen(title, current, language), done)
 
+    @in_order
     def action_edit_external(self) -> None:
         """Edit the current hunk's result in $VISUAL or $EDITOR."""
         conflict, state = self.conflict, self.state

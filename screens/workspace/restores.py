@@ -3,7 +3,9 @@ and the lost dev changes (A): a whole change put back in a file, after a preview
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import ClassVar
 
 from textual import work
@@ -11,7 +13,7 @@ from textual.binding import Binding, BindingType
 
 from syncdesk.screens.lost_changes_screen import ChangeChoice, LostChangesScreen
 from syncdesk.screens.text_preview_screen import TextPreviewScreen
-from syncdesk.screens.workspace.core import WorkspaceCore
+from syncdesk.screens.workspace.core import WorkspaceCore, in_order
 from syncdesk.services.audit.broken import with_breakage
 from syncdesk.services.audit.model import Audit, LostLine
 from syncdesk.services.conflicts.models import ConflictFile
@@ -34,6 +36,7 @@ from syncdesk.tui.widgets.threeway import ThreeWayView
 class RestoreActions(WorkspaceCore):
     """The keys that find and put back dev lines lost by accident (bound in WorkspaceScreen)."""
 
+    @in_order
     def action_next_accident(self) -> None:
         """Go to the next hunk holding a dev line that the result lost by accident."""
         conflict, state = self.conflict, self.state
@@ -59,6 +62,7 @@ class RestoreActions(WorkspaceCore):
         self.query_one(ThreeWayView).scroll_to_hunk(following)
         self._redraw()
 
+    @in_order
     def action_restore(self) -> None:
         """Put the dev lines the audit found missing in this hunk back into its result."""
         conflict, state = self.conflict, self.state
@@ -75,13 +79,19 @@ class RestoreActions(WorkspaceCore):
             self.notify("Nothing to restore in this hunk.")
             return
         # Outside the hunks: the whole file becomes an edit, with dev's lines back.
+        self.read_started()
         self._restore_outside(conflict, outside)
 
     @work(thread=True, exit_on_error=False, group="restore")
     def _restore_outside(self, conflict: ConflictFile, findings: list[LostLine]) -> None:
-        lines = dev_file(self.session, conflict)
-        if lines is not None:
-            self.app.call_from_thread(self._restored_outside, conflict, findings, lines)
+        landing: Callable[[], object] | None = None
+        try:
+            lines = dev_file(self.session, conflict)
+            if lines is not None:
+                landing = partial(self._restored_outside, conflict, findings, lines)
+        finally:
+            # Keys typed meanwhile wait for this (see in_order), even when the read failed.
+            self.app.call_from_thread(self.landed, landing)
 
     def _restored_outside(
         self, conflict: ConflictFile, findings: list[LostLine], dev_file: tuple[str, ...]
@@ -97,6 +107,7 @@ class RestoreActions(WorkspaceCore):
 
     # -- the lost dev changes ---------------------------------------------------------
 
+    @in_order
     def action_lost_changes(self) -> None:
         """List the dev changes the result lost lines of; go to one, or restore it in a file."""
         audit = self.data.audit if self.data is not None else None
@@ -157,17 +168,21 @@ class RestoreActions(WorkspaceCore):
         if conflict.path in self._dev_files:
             self._preview_restore(conflict, sha, self._dev_files[conflict.path])
         else:
+            self.read_started()
             self._read_dev_file_for(conflict, sha)
 
     @work(thread=True, exit_on_error=False, group="restore")
     def _read_dev_file_for(self, conflict: ConflictFile, sha: str) -> None:
-        lines = dev_file(self.session, conflict)
-        if lines is None:
-            self.app.call_from_thread(
-                self.notify, "Dev has no such file to restore from.", markup=False
-            )
-            return
-        self.app.call_from_thread(self._preview_restore, conflict, sha, lines)
+        landing: Callable[[], object] | None = None
+        try:
+            lines = dev_file(self.session, conflict)
+            if lines is None:
+                gone = "Dev has no such file to restore from."
+                landing = partial(self.notify, gone, markup=False)
+            else:
+                landing = partial(self._preview_restore, conflict, sha, lines)
+        finally:
+            self.app.call_from_thread(self.landed, landing)
 
     @work(exclusive=True, group="restore-preview")
     async def _preview_restore(

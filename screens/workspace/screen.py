@@ -46,6 +46,8 @@ from syncdesk.tui.widgets.threeway import ThreeWayView
 # so self.BINDINGS (the palette below) lists every key. Each mixin subclasses
 # WorkspaceCore, whose attributes and helpers they share; @work methods in
 # them run as this screen's workers (the handler below sees their errors).
+# How often the workspace looks for another desk's saves (two lstat calls when none).
+LOOK_SECONDS = 2.0
 # The worker group of the audit, read after the conflicts are on screen.
 AUDIT = "audit"
 # What it reads: the audit, and the dev base's files its restores need.
@@ -117,6 +119,9 @@ class WorkspaceScreen(
         self.query_one("#ws-body").display = False
         self.fit_to_width()
         self.action_reload()
+        # Another desk on this sync (a second terminal) saves to the same state:
+        # look every LOOK_SECONDS, so a decision it replaced is told here too.
+        self.set_interval(LOOK_SECONDS, self.look_for_other_desks)
 
     def on_unmount(self) -> None:
         self.persister.close()
@@ -185,6 +190,9 @@ class WorkspaceScreen(
     def loaded(self, result: WorkspaceLoaded) -> None:
         self.session, data = result
         self.data, self.state, self.texts = data, data.loaded.state, dict(data.texts)
+        # What is on screen now is what was read from disk: nothing is pending.
+        self._saving.clear()
+        self._save_error = None
         self._attributions.clear()  # blamed at the head read before
         self._dev_files.update(data.dev_files)
         config = self.session.config

@@ -54,21 +54,23 @@ def encode_state(state: SyncState) -> dict[str, Any]:
         "created_at": state.created_at,
         "updated_at": state.updated_at,
         "cursor": {"path": state.cursor.path, "hunk": state.cursor.hunk},
-        "files": [_encode_file(item) for item in state.files],
+        "files": [encode_file(item) for item in state.files],
     }
 
 
-def _encode_file(item: FileState) -> dict[str, Any]:
+def encode_file(item: FileState) -> dict[str, Any]:
+    """One file's decisions and undo and redo stacks as a JSON-ready object."""
     return {
         "path": item.path,
         "updated_at": item.updated_at,
-        "current": _encode_decisions(item.current),
-        "undo": [_encode_decisions(d) for d in item.undo],
-        "redo": [_encode_decisions(d) for d in item.redo],
+        "current": encode_decisions(item.current),
+        "undo": [encode_decisions(d) for d in item.undo],
+        "redo": [encode_decisions(d) for d in item.redo],
     }
 
 
-def _encode_decisions(decisions: Decisions) -> dict[str, Any]:
+def encode_decisions(decisions: Decisions) -> dict[str, Any]:
+    """One file's decisions as a JSON-ready object."""
     whole = decisions.whole_file
     return {
         "status": decisions.status.value,
@@ -115,7 +117,7 @@ def decode_state(raw: Any) -> SyncState:
         sync=key,
         branch=optional(data, "branch", str),
         head=optional(data, "head", str),
-        files=tuple(_decode_file(f) for f in as_list(data.get("files"), "files")),
+        files=tuple(decode_file(f) for f in as_list(data.get("files"), "files")),
         cursor=Cursor(optional(cursor, "path", str), required(cursor, "hunk", int)),
         created_at=required(data, "created_at", str),
         updated_at=required(data, "updated_at", str),
@@ -123,18 +125,20 @@ def decode_state(raw: Any) -> SyncState:
     )
 
 
-def _decode_file(raw: Any) -> FileState:
+def decode_file(raw: Any) -> FileState:
+    """The :class:`FileState` in parsed JSON; :class:`FormatError` on a wrong shape."""
     data = as_object(raw, "file")
     return FileState(
         path=required(data, "path", str),
-        current=_decode_decisions(data.get("current")),
-        undo=tuple(_decode_decisions(d) for d in as_list(data.get("undo"), "undo")),
-        redo=tuple(_decode_decisions(d) for d in as_list(data.get("redo"), "redo")),
+        current=decode_decisions(data.get("current")),
+        undo=tuple(decode_decisions(d) for d in as_list(data.get("undo"), "undo")),
+        redo=tuple(decode_decisions(d) for d in as_list(data.get("redo"), "redo")),
         updated_at=required(data, "updated_at", str),
     )
 
 
-def _decode_decisions(raw: Any) -> Decisions:
+def decode_decisions(raw: Any) -> Decisions:
+    """The :class:`Decisions` in parsed JSON; :class:`FormatError` on a wrong shape."""
     data = as_object(raw, "decisions")
     whole = data.get("whole_file")
     return Decisions(

@@ -1,12 +1,17 @@
-"""Saving decisions off the UI thread, in order, at once.
+"""Saving decisions off the UI thread, in order, and saying when each is durable.
 
 A maintainer's decision (a hunk resolution, a disposition) is saved the moment
 it is made, but the event loop must never wait for git or fsync. Each screen
 that decides owns one :class:`OrderedSaver`: one writer thread that runs
 durable work in the order it was handed in, so a later decision is never
 overwritten by an earlier one (``m`` then ``x`` on one finding ends as ``x``).
-:class:`Persister` is the workspace's: it writes a state's blobs first and
-then the state file, atomically.
+
+:class:`Persister` is the workspace's. Each save gets a number, and an
+:class:`Outcome` comes back for it once it is durable (one journal line,
+fsynced) or has failed: the screen shows a decision as pending until then, so
+a decision shown as made is one a kill cannot take away. The same thread looks
+for other desks' saves (:meth:`Persister.look`) and reads the texts of what
+they decided, so the screen can show them.
 """
 
 from __future__ import annotations
@@ -14,14 +19,16 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from syncdesk.services.decisions.models import SyncState
-from syncdesk.services.decisions.store import save_state
+from syncdesk.services.decisions.models import SyncKey, SyncState
+from syncdesk.services.decisions.store import Saved, state_file
 from syncdesk.services.errors import ServiceError
 from syncdesk.services.git.runner import Git
-from syncdesk.services.git.storage import write_blob
+from syncdesk.services.git.storage import read_blobs, write_blob
+from syncdesk.services.lines import bytes_to_lines
 from syncdesk.services.sanitize import one_line
 
 T = TypeVar("T")
@@ -70,27 +77,61 @@ class OrderedSaver:
         # Nothing may kill the writer thread: every later decision depends on it.
         try:
             result = job()
-        except ServiceError as error:
-            self._on_error(f"not saved: {error.message}")
-        except OSError as error:
-            self._on_error(one_line(f"not saved: {error}"))
         except Exception as error:
-            self._on_error(one_line(f"not saved: internal error: {type(error).__name__}: {error}"))
+            self._on_error(failure_line(error))
         else:
             if then is not None:
                 then(result)
 
 
-class Persister(OrderedSaver):
-    """The workspace's saver: each state with the blobs it needs, and learned approvals."""
+def failure_line(error: Exception) -> str:
+    """The one line that says a save failed, and why."""
+    if isinstance(error, ServiceError):
+        return f"not saved: {error.message}"
+    if isinstance(error, OSError):
+        return one_line(f"not saved: {error}")
+    return one_line(f"not saved: internal error: {type(error).__name__}: {error}")
 
-    def __init__(self, git: Git, on_error: Callable[[str], object]) -> None:
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What became of one save, or of a look for other desks' saves (``number`` 0)."""
+
+    number: int
+    saved: Saved | None  # None: not saved (``error`` says why), or nothing new on a look
+    error: str | None = None
+    # The lines of the blobs other desks' decisions name, for the screen to show them.
+    texts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+class Persister(OrderedSaver):
+    """The workspace's saver: each state with the blobs it needs, and learned approvals.
+
+    ``on_outcome`` gets (on the writer thread) each save's :class:`Outcome`, and
+    a look's when another desk saved something.
+    """
+
+    def __init__(
+        self,
+        git: Git,
+        on_error: Callable[[str], object],
+        on_outcome: Callable[[Outcome], object] | None = None,
+    ) -> None:
         super().__init__(on_error, name="syncdesk-persister")
         self._git = git
+        self._on_outcome = on_outcome
+        self._number = 0
 
-    def save(self, state: SyncState, blobs: dict[str, bytes] | None = None) -> None:
-        """Queue ``state`` (and the blobs it needs) to be saved."""
-        self.submit(partial(self._write, state, dict(blobs or {})), self._warn)
+    def save(self, state: SyncState, blobs: dict[str, bytes] | None = None) -> int:
+        """Queue ``state`` (and the blobs it needs) to be saved; the save's number."""
+        self._number += 1
+        self.submit(partial(self._write, self._number, state, dict(blobs or {})), self._report)
+        self.submit(partial(self._settle, state.sync), self._warn)
+        return self._number
+
+    def look(self, sync: SyncKey) -> None:
+        """Queue a look for what other desks saved in ``sync`` (cheap when nothing changed)."""
+        self.submit(partial(self._look, sync), self._report)
 
     def run(self, job: Callable[[], object]) -> None:
         """Queue other durable work (learning an approval); a string it returns is a warning."""
@@ -100,9 +141,38 @@ class Persister(OrderedSaver):
         if isinstance(warning, str) and warning:
             self._on_error(warning)
 
-    def _write(self, state: SyncState, blobs: dict[str, bytes]) -> str | None:
-        for expected, data in blobs.items():
-            written = write_blob(self._git, data)
-            if written != expected:
-                raise ServiceError(f"git stored a blob as {written}, expected {expected}")
-        return save_state(self._git, state)
+    def _report(self, outcome: Outcome) -> None:
+        if outcome.saved is not None and outcome.saved.warning:
+            self._on_error(outcome.saved.warning)
+        if self._on_outcome is not None:
+            self._on_outcome(outcome)
+        elif outcome.error is not None:
+            self._on_error(outcome.error)
+
+    def _write(self, number: int, state: SyncState, blobs: dict[str, bytes]) -> Outcome:
+        try:
+            for expected, data in blobs.items():
+                written = write_blob(self._git, data)
+                if written != expected:
+                    raise ServiceError(f"git stored a blob as {written}, expected {expected}")
+            saved = state_file(self._git, state.sync).save(state)
+        except Exception as error:
+            return Outcome(number, None, failure_line(error))
+        return Outcome(number, saved, texts=self._texts_of_others(saved))
+
+    def _settle(self, sync: SyncKey) -> str | None:
+        return state_file(self._git, sync).settle()
+
+    def _look(self, sync: SyncKey) -> Outcome:
+        saved = state_file(self._git, sync).check()
+        if saved is None:
+            return Outcome(0, None)
+        return Outcome(0, saved, texts=self._texts_of_others(saved))
+
+    def _texts_of_others(self, saved: Saved) -> dict[str, tuple[str, ...]]:
+        if saved.disk is saved.base:
+            return {}
+        new = saved.disk.blobs() - saved.base.blobs()
+        # A file over the large-file limit is shown by blob id: its text is not read.
+        found = read_blobs(self._git, new, limit=self._git.large_file_limit)
+        return {oid: tuple(bytes_to_lines(data)) for oid, data in found.items()}

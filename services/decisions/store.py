@@ -1,32 +1,38 @@
 """Where a sync's workspace state lives, and how it is loaded and saved without ever losing it.
 
-One file per sync, ``<common git dir>/syncdesk/syncs/<dev_base>-<slice_tip>.json``
+One state per sync, ``<common git dir>/syncdesk/syncs/<dev_base>-<slice_tip>.json``
 (:func:`syncdesk.services.git.storage.storage_dir`): per repository, shared by its worktrees,
 keyed by the merge's parents so that a rebuilt sync starts a fresh state and
-the previous one stays for carry-over.
+the previous one stays for carry-over. The ``.json`` file is a snapshot; each
+save appends one line to the ``.journal`` beside it and fsyncs it
+(:mod:`~syncdesk.services.decisions.journal`), so a save costs what it
+changed, not the size of the state, and a decision counts as saved when
+:meth:`StateFile.save` has returned.
 
-Every decision is saved at once with :func:`syncdesk.services.git.atomic.write_atomic`; a
-decision counts as saved only when :func:`save_state` has returned. Loading
-is where damage is repaired and reported, never raised: temporary files of
-killed writers are removed, a corrupt file is moved aside, and choices whose
-resolved text is missing from git are dropped (the rest is kept) and named.
+Loading is where damage is repaired and reported, never raised: temporary
+files of killed writers are removed, a torn last journal line is cut off, a
+corrupt file is moved aside, and choices whose resolved text is missing from
+git are dropped (the rest is kept) and named.
 
 Two syncdesk processes may work on one sync (two terminals, two worktrees).
 Saves are serialised by an ``flock`` beside the file, and each save merges
-file by file with what is on disk: a file this process decided since its last
-save or load takes this process's decisions, every other file keeps what the
-other process saved. Only a file both changed is decided by the later save,
-and the warning names it.
+with what is on disk hunk by hunk (:mod:`~syncdesk.services.decisions.merge`):
+what another process decided since this one last read or wrote is kept, and
+a hunk both changed keeps the later save's decision and is named, for both
+desks to see (:meth:`StateFile.check` is how the other one finds out).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from syncdesk.services.decisions import journal
 from syncdesk.services.decisions.codec import decode_state, encode_state
+from syncdesk.services.decisions.merge import Merged, merge_states
 from syncdesk.services.decisions.models import (
     Decisions,
     FileState,
@@ -41,6 +47,7 @@ from syncdesk.services.git.atomic import (
     clean_orphans,
     locked,
     make_directory,
+    quarantine,
     read_document,
     write_json,
 )
@@ -50,10 +57,12 @@ from syncdesk.services.sanitize import one_line
 
 STATES_DIRECTORY = "syncs"
 
-# What this process last loaded or saved for each state file: the base of the
-# file-by-file merge with another process's saves.
-_bases: dict[Path, SyncState] = {}
-_bases_lock = threading.Lock()
+# One handle per state file per process (see :func:`state_file`).
+_handles: dict[Path, StateFile] = {}
+_handles_lock = threading.Lock()
+
+# A file's identity and content version, as lstat sees them: (inode, size, mtime).
+_Status = tuple[int, int, int] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,19 +78,275 @@ class LoadedState:
     notes: tuple[str, ...] = ()  # one-line, sanitized messages
 
 
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """A save (or a look at the disk) done: what the caller had, and what the disk holds now.
+
+    ``disk`` is ``base`` with what other desks decided merged in; a caller that
+    went on deciding meanwhile rebases with ``merge_states(base, now, disk)``.
+    """
+
+    base: SyncState  # the state the caller saved, or last saved for a look
+    disk: SyncState  # what is on disk now
+    both: tuple[str, ...] = ()  # hunks both desks changed: this save's decision was kept there
+    warning: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Disk:
+    """What the snapshot and journal held when this process last read or wrote them."""
+
+    state: SyncState | None  # None: nothing saved yet
+    status: tuple[_Status, _Status]  # the snapshot's and the journal's
+    generation: int
+    snapshot_size: int
+    journal_current: bool  # the journal exists and belongs to the snapshot
+    good_size: int  # where the journal's last whole line ends (a torn tail is cut there)
+    journal_size: int
+
+
+_NOTHING_SAVED = _Disk(None, (None, None), 0, 0, False, 0, 0)
+
+
 def states_dir(git: Git) -> Path:
     """The directory that holds the states of every sync of this repository."""
     return storage_dir(git) / STATES_DIRECTORY
 
 
 def state_path(git: Git, sync: SyncKey) -> Path:
-    """The file that holds the state of ``sync``."""
+    """The snapshot file that holds the state of ``sync`` (its journal is beside it)."""
     return states_dir(git) / f"{sync.name}.json"
 
 
 def pin_ref(sync: SyncKey) -> str:
     """The private ref that keeps the blobs of ``sync``'s state safe from ``git gc``."""
     return f"refs/syncdesk/syncs/{sync.name}"
+
+
+class StateFile:
+    """This process's handle on one sync's saved state: loads, saves, and looks for others' saves.
+
+    It remembers what the caller last loaded or saved (the *base* of the merge
+    with other desks) and what the disk held then, so a save whose disk has not
+    changed since reads nothing. Thread-safe; every disk access is under the
+    ``flock`` beside the snapshot.
+    """
+
+    def __init__(self, git: Git, sync: SyncKey) -> None:
+        self.git = git
+        self.sync = sync
+        self.path = state_path(git, sync)
+        self.journal = journal.journal_path(self.path)
+        self._lock = threading.Lock()
+        self._base: SyncState | None = None
+        self._disk: _Disk | None = None
+
+    # -- loading ----------------------------------------------------------------
+
+    def load(
+        self, *, branch: str | None = None, head: str | None = None, remember: bool = True
+    ) -> LoadedState:
+        """Resume the saved state, or start a fresh one (with ``branch`` and ``head``).
+
+        Never fails on the files' content (see the module docstring); raises
+        :class:`StorageError` only when they cannot be read at all, or were
+        written by a newer syncdesk. ``remember`` False is for readers that will
+        not save (the writer's plan): nothing is repaired on disk, and the base
+        of this handle's next save stays what it was.
+        """
+        if not self.path.parent.is_dir():  # nothing was ever saved here: nothing to lock
+            disk, moved, removed = _NOTHING_SAVED, None, []
+            notes: list[str] = []
+        else:
+            removed = clean_orphans(self.path.parent)
+            with locked(_lock_path(self.path)), self._lock:
+                disk, notes, moved = self._read(repair=remember)
+        if remember:
+            with self._lock:
+                self._disk = disk
+        if disk.state is None:
+            fresh = new_state(self.sync, branch=branch, head=head)
+            if remember:
+                with self._lock:
+                    self._base = fresh
+            return LoadedState(fresh, self.path, False, moved, (), len(removed), tuple(notes))
+        state = on_disk = disk.state
+        missing = tuple(sorted(state.blobs() - existing_blobs(self.git, state.blobs())))
+        if missing:
+            state, dropped = drop_missing(state, frozenset(missing))
+            notes.extend(dropped)
+        with locked(_lock_path(self.path)):
+            notes.extend(_pin(self.git, state, force=True))
+        if remember:
+            # The base is the state as it is on disk: choices dropped above (their
+            # blobs are gone) then count as this process's change, and are saved.
+            with self._lock:
+                self._base = on_disk
+        return LoadedState(state, self.path, True, moved, missing, len(removed), tuple(notes))
+
+    def _read(self, *, repair: bool) -> tuple[_Disk, list[str], Path | None]:
+        """The snapshot with its journal replayed; with ``repair``, damage mended on disk."""
+        notes: list[str] = []
+        status = (_status(self.path), _status(self.journal))
+        document = read_document(self.path, self._decode, "sync state")
+        moved = document.moved_aside
+        if document.note is not None:
+            notes.append(document.note)
+        if document.value is None:
+            if moved is not None and status[1] is not None and repair:
+                quarantine(self.journal)  # it extends a snapshot that is gone
+            return _NOTHING_SAVED, notes, moved
+        snapshot, generation = document.value
+        replayed = journal.read_journal(self.journal, snapshot, generation)
+        disk = _Disk(
+            replayed.state,
+            status,
+            generation,
+            status[0][1] if status[0] else 0,
+            replayed.current,
+            replayed.good_size,
+            replayed.size,
+        )
+        if replayed.damage is not None:
+            if repair:
+                aside = quarantine(self.journal)
+                disk = self._compact(replayed.state, generation)
+                notes.append(one_line(
+                    f"{replayed.damage}; what came before it is kept, the journal was moved "
+                    f"aside to {aside.name}"
+                ))  # fmt: skip
+            else:
+                notes.append(one_line(f"{replayed.damage}; what came before it is shown"))
+        return disk, notes, moved
+
+    def _decode(self, raw: Any) -> tuple[SyncState, int]:
+        state = decode_state(raw)
+        if state.sync != self.sync:  # a file renamed or copied by hand: not this sync's
+            raise FormatError(f"it holds the state of another sync, {state.sync.name}")
+        generation = raw.get("generation", 0) if isinstance(raw, dict) else 0
+        if not isinstance(generation, int) or isinstance(generation, bool) or generation < 0:
+            raise FormatError("'generation' must be a whole number")
+        return state, generation
+
+    # -- saving -------------------------------------------------------------------
+
+    def save(self, state: SyncState) -> Saved:
+        """Make ``state`` durable, merged with what other desks saved; saved when this returns.
+
+        One journal line, fsynced. The blobs ``state`` names must already be in
+        git. Raises :class:`StorageError` if it could not be written; nothing
+        changes then, and the next save carries this one's decisions too.
+        Call :meth:`settle` afterwards (it may take longer; nothing waits on it).
+        """
+        make_directory(self.path.parent)
+        with locked(_lock_path(self.path)), self._lock:
+            disk = self._disk
+            if disk is None or disk.status != (_status(self.path), _status(self.journal)):
+                disk = self._read(repair=True)[0]  # another process wrote: read it whole
+            base = self._base if self._base is not None else disk.state
+            merged = (
+                Merged(state)
+                if disk.state is None or base is None
+                else merge_states(base, state, disk.state)
+            )
+            self._disk = self._write(disk, merged.state)
+            self._base = state  # the next save's base is what the caller holds
+        warning = None
+        if merged.both:
+            warning = one_line(
+                "another syncdesk also decided " + ", ".join(merged.both)
+                + " in this sync; this window's decisions were kept there"
+            )  # fmt: skip
+        return Saved(state, merged.state, merged.both, warning)
+
+    def _write(self, disk: _Disk, state: SyncState) -> _Disk:
+        if disk.state is None or not disk.journal_current:
+            return self._compact(state, disk.generation)
+        line = journal.entry_between(disk.state, state)
+        if line is None:
+            return disk
+        cut = disk.good_size if disk.journal_size > disk.good_size else None
+        appended = journal.append_line(self.journal, line, cut_at=cut)
+        size = appended.st_size
+        return replace(
+            disk,
+            state=state,
+            status=(disk.status[0], _key(appended)),
+            good_size=size,
+            journal_size=size,
+        )
+
+    def settle(self) -> str | None:
+        """After a save: pin its blobs against gc, and fold a long journal into the snapshot.
+
+        Returns a one-line warning (a failed pin), or None. Nothing is lost if
+        this never runs: the next load pins, and the next save compacts.
+        """
+        with locked(_lock_path(self.path)), self._lock:
+            disk = self._disk
+            if disk is None or disk.state is None:
+                return None
+            if disk.status != (_status(self.path), _status(self.journal)):
+                return None  # another process wrote since: its own settle does this
+            if self.compaction_due(disk.good_size, disk.snapshot_size):
+                self._disk = self._compact(disk.state, disk.generation)
+            warnings = _pin(self.git, disk.state, force=False)
+        return warnings[0] if warnings else None
+
+    def compaction_due(self, journal_size: int, snapshot_size: int) -> bool:
+        """Whether the journal is worth folding into the snapshot now.
+
+        Once it is larger than the snapshot (and than a floor): a compaction
+        rewrites the snapshot, so its cost per save stays bounded by one line.
+        """
+        return journal_size > max(journal.COMPACT_AT_BYTES, snapshot_size)
+
+    def _compact(self, state: SyncState, generation: int) -> _Disk:
+        """Write ``state`` as the snapshot of the next generation, with an empty journal.
+
+        The snapshot first: a kill between the two writes leaves a journal of
+        the old generation, which the snapshot already holds and which is not
+        replayed (see :mod:`~syncdesk.services.decisions.journal`).
+        """
+        after = generation + 1
+        write_json(self.path, {**encode_state(state), "generation": after})
+        started = journal.start_journal(self.journal, after)
+        snapshot = _status(self.path)
+        size = snapshot[1] if snapshot else 0
+        return _Disk(state, (snapshot, _key(started)), after, size, True, started.st_size,
+                     started.st_size)  # fmt: skip
+
+    # -- other desks -----------------------------------------------------------------
+
+    def check(self) -> Saved | None:
+        """What another process saved since this one last read or wrote; None if nothing.
+
+        Cheap when nothing changed (two ``lstat`` calls). The caller rebases
+        what it holds with ``merge_states(saved.base, now, saved.disk)``.
+        """
+        with self._lock:
+            disk, base = self._disk, self._base
+        if disk is None or base is None:
+            return None
+        if disk.status == (_status(self.path), _status(self.journal)):
+            return None
+        with locked(_lock_path(self.path)), self._lock:
+            disk = self._read(repair=True)[0]
+            self._disk = disk
+            base = self._base
+        if disk.state is None or base is None:
+            return None
+        return Saved(base, disk.state)
+
+
+def state_file(git: Git, sync: SyncKey) -> StateFile:
+    """This process's handle on ``sync``'s state (one per state file)."""
+    path = state_path(git, sync)
+    with _handles_lock:
+        handle = _handles.get(path)
+        if handle is None:
+            handle = _handles[path] = StateFile(git, sync)
+        return handle
 
 
 def load_state(
@@ -92,106 +357,32 @@ def load_state(
     head: str | None = None,
     remember: bool = True,
 ) -> LoadedState:
-    """Resume the saved state of ``sync``, or start a fresh one (with ``branch`` and ``head``).
-
-    Never fails on the file's content (see the module docstring); raises
-    :class:`StorageError` only when the file cannot be read at all, or was
-    written by a newer syncdesk. ``remember`` False is for readers that will
-    not save (the writer's plan): the base of this process's next save merge
-    stays what the workspace loaded.
-    """
-    path = state_path(git, sync)
-    removed = clean_orphans(path.parent)
-    document = read_document(path, lambda raw: _decode_for(sync, raw), "sync state")
-    notes = [] if document.note is None else [document.note]
-    state = document.value
-    if state is None:
-        fresh = new_state(sync, branch=branch, head=head)
-        if remember:
-            _remember(path, fresh)
-        return LoadedState(fresh, path, False, document.moved_aside, (), len(removed), tuple(notes))
-    on_disk = state
-    missing = tuple(sorted(state.blobs() - existing_blobs(git, state.blobs())))
-    if missing:
-        state, dropped = drop_missing(state, frozenset(missing))
-        notes.extend(dropped)
-    with locked(_lock_path(path)):
-        notes.extend(_pin(git, state, force=True))
-    if remember:
-        # The base is the file as it is on disk: choices dropped above (their
-        # blobs are gone) then count as this process's change, and are saved.
-        _remember(path, on_disk)
-    return LoadedState(state, path, True, None, missing, len(removed), tuple(notes))
-
-
-def _decode_for(sync: SyncKey, raw: Any) -> SyncState:
-    state = decode_state(raw)
-    if state.sync != sync:  # a file renamed or copied by hand: not this sync's decisions
-        raise FormatError(f"it holds the state of another sync, {state.sync.name}")
-    return state
+    """Resume the saved state of ``sync``, or start a fresh one (see :meth:`StateFile.load`)."""
+    handle = state_file(git, sync) if remember else StateFile(git, sync)
+    return handle.load(branch=branch, head=head, remember=remember)
 
 
 def save_state(git: Git, state: SyncState) -> str | None:
-    """Write ``state`` atomically and durably; the decision is saved when this returns.
+    """Save ``state`` durably and settle it; a one-line warning, or None.
 
-    If another syncdesk process saved this sync since this one last loaded or
-    saved it, the two are merged file by file (see the module docstring).
-    Then the blobs are pinned against ``git gc``, under the same lock. Returns
-    a one-line warning (a file both processes changed, a failed pin), or None.
     Raises :class:`StorageError` if the state could not be written.
     """
-    path = state_path(git, state.sync)
-    make_directory(path.parent)
-    warnings: list[str] = []
-    with locked(_lock_path(path)):
-        with _bases_lock:
-            base = _bases.get(path)
-        merged = state
-        if base is not None:
-            disk = read_document(path, lambda raw: _decode_for(state.sync, raw), "sync state")
-            if disk.value is not None and disk.value != base:
-                merged, both = merge_states(base, state, disk.value)
-                if both:
-                    warnings.append(
-                        one_line(
-                            "another syncdesk also changed "
-                            + ", ".join(both)
-                            + " in this sync; this window's decisions were kept there"
-                        )
-                    )
-        write_json(path, encode_state(merged))
-        _remember(path, state)  # the next save's base is what this process holds
-        warnings.extend(_pin(git, merged, force=False))
-    return warnings[0] if warnings else None
+    handle = state_file(git, state.sync)
+    saved = handle.save(state)
+    settled = handle.settle()
+    return saved.warning or settled
 
 
-def merge_states(
-    base: SyncState, ours: SyncState, theirs: SyncState
-) -> tuple[SyncState, list[str]]:
-    """``theirs`` with every file ``ours`` changed since ``base``; and the files both changed."""
-    paths = sorted({f.path for f in (*base.files, *ours.files, *theirs.files)})
-    files: list[FileState] = []
-    both: list[str] = []
-    for path in paths:
-        mine, before, other = ours.file(path), base.file(path), theirs.file(path)
-        if mine != before:
-            if other != before and other != mine:
-                both.append(path)
-            chosen = mine
-        else:
-            chosen = other
-        if chosen != FileState(path):
-            files.append(chosen)
-    return replace(ours, files=tuple(files)), both
+def _status(path: Path) -> _Status:
+    return _key(journal.status_of(path))
+
+
+def _key(status: os.stat_result | None) -> _Status:
+    return None if status is None else (status.st_ino, status.st_size, status.st_mtime_ns)
 
 
 def _lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
-
-
-def _remember(path: Path, state: SyncState) -> None:
-    with _bases_lock:
-        _bases[path] = state
 
 
 def list_states(git: Git) -> list[SyncKey]:

@@ -38,9 +38,17 @@ def hunk_info(
     policy: str | None,
     data: WorkspaceData,
     accidents: Sequence[LostLine],
+    pending: str | None = None,
 ) -> Content:
-    """The lines about ``conflict`` and its current hunk; ``accidents`` those it still lacks."""
+    """The lines about ``conflict`` and its current hunk; ``accidents`` those it still lacks.
+
+    ``pending`` says why the file's decisions shown are not on disk yet
+    ("saving…", or why the save failed): a decision is shown as made only once
+    it is durable.
+    """
     parts = _file_line(conflict, state, policy)
+    if pending is not None:
+        parts.append((f" · {pending}", "bold $warning"))
     if conflict.whole_file_only:
         return Content.assemble(*parts, *_whole_file_lines(conflict, data))
     index = state.cursor.hunk
