@@ -46,4 +46,5 @@ def repo(tmp_path: Path) -> GitRepo:
 
 
 from tests.prworld import pr_sandbox, pr_world  # noqa: E402,F401  (shared fixtures)
+from tests.tmux import tmux  # noqa: E402,F401  (a shared fixture)
 from tests.worlds import demo_facts  # noqa: E402,F401  (a shared fixture)

@@ -126,7 +126,11 @@ def _die_at(phase: str) -> None:
         "compact-after-replace": (os, "replace", False),
     }
     if phase.startswith("compact-"):
-        StateFile.compaction_due = lambda self, good, snapshot: True  # type: ignore[method-assign]
+
+        def always(self: StateFile, journal_size: int, snapshot_size: int) -> bool:
+            return True
+
+        StateFile.compaction_due = always  # type: ignore[method-assign]
         if phase == "compact-temp-written":
             _arm_after_append(die)
             return
@@ -159,13 +163,13 @@ def _arm_after_append(die: Callable[[], None]) -> None:
         appended = _saves == 3
         return result
 
-    def fsync(descriptor: int) -> None:
+    def fsync(descriptor: Any) -> None:
         if appended:
             die()
         real_fsync(descriptor)
 
-    journal.append_line = append  # type: ignore[assignment]
-    os.fsync = fsync
+    journal.append_line = append
+    os.fsync = fsync  # type: ignore[assignment]
 
 
 def run_state(repo: Path, phase: str | None) -> None:

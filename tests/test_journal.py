@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from syncdesk.services.decisions import journal
+from syncdesk.services.decisions.codec import encode_state
 from syncdesk.services.decisions.models import (
     Action,
     FileChoice,
@@ -123,7 +124,9 @@ def test_a_long_journal_is_folded_into_the_snapshot(git, monkeypatch):
         snapshot = state_path(git, SYNC)
         generations.add(json.loads(snapshot.read_bytes())["generation"])
         # Folded once it outgrows the snapshot: never more than that and one line.
-        assert journal.journal_path(snapshot).stat().st_size < 2 * max(2000, snapshot.stat().st_size)
+        assert journal.journal_path(snapshot).stat().st_size < 2 * max(
+            2000, snapshot.stat().st_size
+        )
     assert len(generations) > 2
     assert load_state(git, SYNC, remember=False).state == state
 
@@ -175,9 +178,9 @@ def test_a_journal_of_another_generation_is_not_replayed_twice(git):
     snapshot = state_path(git, SYNC)
     old_journal = journal.journal_path(snapshot).read_bytes()
     document = json.loads(snapshot.read_bytes())
-    from syncdesk.services.decisions.codec import encode_state
-
-    snapshot.write_text(json.dumps({**encode_state(state), "generation": document["generation"] + 1}))
+    snapshot.write_text(
+        json.dumps({**encode_state(state), "generation": document["generation"] + 1})
+    )
     journal.journal_path(snapshot).write_bytes(old_journal)
     assert StateFile(git, SYNC).load().state == state
 

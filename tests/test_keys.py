@@ -31,6 +31,7 @@ from syncdesk.screens.note_screen import NoteScreen
 from syncdesk.screens.preview_screen import CHECK_MARKS
 from syncdesk.screens.reply_screen import SUGGESTED_MARK
 from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.screens.workspace.core import PENDING_MARKS
 from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.decisions.models import Action, FileStatus
 from syncdesk.services.decisions.store import save_state
@@ -174,6 +175,7 @@ def test_the_legend_names_every_mark_the_screens_draw() -> None:
 
     assert set(SIGNOFF_STYLES) <= marks("slice")
     assert {mark for mark, _ in STATUS_MARKS.values()} <= marks("workspace")
+    assert set(PENDING_MARKS) <= marks("workspace")
     assert {mark for mark, _ in STATE_MARKS.values()} <= marks("status")
     assert set(CHECK_MARKS.values()) <= marks("preview")
     assert SUGGESTED_MARK.strip() in marks("reply")

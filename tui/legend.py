@@ -74,6 +74,13 @@ SYMBOLS: tuple[Symbol, ...] = (
     ),
     Symbol(
         "workspace",
+        "workspace file list",
+        ("…", "!"),
+        "a decision in the file is not on disk yet / its save failed (the line above the panes "
+        "says why); without a mark, every decision shown is saved",
+    ),
+    Symbol(
+        "workspace",
         "workspace, above the panes",
         ("↺",),
         "the suggestion for this hunk or file, and where it was learned (S takes it)",

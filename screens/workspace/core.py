@@ -76,6 +76,9 @@ class SaveDone(Message):
         self.outcome = outcome
 
 
+# A file's mark while its decisions are not on disk: (saving, failed).
+PENDING_MARKS = ("…", "!")
+
 Core = TypeVar("Core", bound="WorkspaceCore")
 Params = ParamSpec("Params")
 
@@ -162,7 +165,7 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
         """… while a decision in ``path`` is not yet on disk (! when its save failed)."""
         if path not in self._saving:
             return ""
-        return "!" if self._save_error is not None else "…"
+        return PENDING_MARKS[self._save_error is not None]
 
     def pending(self, path: str) -> str | None:
         """What stands between ``path``'s decisions on screen and the disk, or None."""
