@@ -45,7 +45,7 @@ test: lint typecheck unit
 # the default suite runs 60, 40 for the repair writer). Replay a failure with SYNCDESK_KILL_SEED=<seed>.
 crash: $(STAMP)
 	SYNCDESK_KILL_RUNS=1000 $(BIN)/pytest -q -n 2 -k kill_nine tests/test_atomic.py tests/test_state.py \
-		tests/test_writer_kill.py
+		tests/test_writer_kill.py tests/test_desk_kill.py
 
 bench: $(STAMP)
 	PYTHONPATH=. $(BIN)/python bench/bench_workspace.py

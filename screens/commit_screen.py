@@ -14,9 +14,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Label, LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
+from syncdesk.services.errors import error_line
 from syncdesk.services.sync.models import CommitDetails
 from syncdesk.services.sync.session import SyncSession, load_commit
-from syncdesk.tui.text import counted, error_line, literal
+from syncdesk.tui.text import counted, literal
 from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.row_table import RowTable
 

@@ -25,10 +25,10 @@ from textual import work
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from syncdesk.services.errors import error_line
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.tui.memory import release_freed_memory
-from syncdesk.tui.text import error_line
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 
 if TYPE_CHECKING:  # the GitHub client (PyGithub, httpx) loads when first used, not at start

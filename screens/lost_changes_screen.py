@@ -24,9 +24,10 @@ from textual.widgets import DataTable, Header, Label
 from textual.worker import Worker, WorkerState
 
 from syncdesk.services.audit.model import Audit, LostLine
+from syncdesk.services.errors import error_line
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.workspace.lost_changes import LostChange, lost_changes
-from syncdesk.tui.text import error_line, literal
+from syncdesk.tui.text import literal
 from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.row_table import RowTable
 

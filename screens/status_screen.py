@@ -17,6 +17,7 @@ from syncdesk.screens.desk import DeskScreen
 from syncdesk.screens.label_screen import LabelScreen
 from syncdesk.screens.preview_screen import PreviewScreen
 from syncdesk.screens.text_preview_screen import TextPreviewScreen
+from syncdesk.services.errors import error_line
 from syncdesk.services.github.api import PostResult
 from syncdesk.services.github.checks import trigger_text
 from syncdesk.services.github.link import GitHubLink
@@ -32,7 +33,6 @@ from syncdesk.services.github.status import (
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.session import SyncSession, reopen
 from syncdesk.services.write.session import plan_signoff_for, write_confirmed
-from syncdesk.tui.text import error_line
 from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.status_view import render_status

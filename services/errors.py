@@ -87,3 +87,17 @@ def os_reason(error: OSError) -> str:
     """An OSError as the one line a user reads: the system's words, and what they usually mean."""
     reason = error.strerror or str(error) or type(error).__name__
     return reason + _OS_HINTS.get(error.errno or 0, "")
+
+
+def error_line(error: BaseException) -> str:
+    """One line describing ``error`` for the user, never a traceback.
+
+    A :class:`ServiceError` says its own message; an OSError the system's words
+    (:func:`os_reason`); anything else is a bug, named as an internal error.
+    """
+    if isinstance(error, ServiceError):
+        return error.message
+    if isinstance(error, OSError):
+        where = f"{error.filename}: " if error.filename else ""
+        return one_line(f"{where}{os_reason(error)}")
+    return one_line(f"internal error: {type(error).__name__}: {error}")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import platformdirs
 
-from syncdesk.services.errors import ServiceError
+from syncdesk.services.errors import ServiceError, error_line, os_reason
 from syncdesk.services.report.facts import to_json, to_markdown, to_text
 from syncdesk.services.report.serialize import to_json_text
 from syncdesk.services.sanitize import one_line, visible
@@ -244,11 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # the last line of defence: one line, never a traceback
         if os.environ.get("SYNCDESK_DEBUG"):
             raise
-        print(
-            f"syncdesk: internal error: {type(error).__name__}: {one_line(str(error))} "
-            "(set SYNCDESK_DEBUG=1 for details)",
-            file=sys.stderr,
-        )
+        line = error_line(error)
+        print(f"syncdesk: {line} (set SYNCDESK_DEBUG=1 for details)", file=sys.stderr)
         return EXIT_INTERNAL
 
 
@@ -376,7 +373,7 @@ def _findings(args: argparse.Namespace) -> int:
             sys.stdin.buffer.read() if args.text_file == "-" else Path(args.text_file).read_bytes()
         )
     except OSError as error:
-        raise ServiceError(f"cannot read {one_line(args.text_file)}: {error.strerror}") from None
+        raise ServiceError(f"cannot read {one_line(args.text_file)}: {os_reason(error)}") from None
     findings = review_findings(data.decode("utf-8", errors="replace"))
     if args.trace_repo is not None:
         from syncdesk.services.report.findings import traced_json, traced_text

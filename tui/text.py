@@ -11,20 +11,12 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
-from syncdesk.services.errors import ServiceError
-from syncdesk.services.sanitize import one_line, visible
+from syncdesk.services.sanitize import visible
 
 
 def literal(text: str, style: str = "") -> Text:
     """Rich text that shows ``text`` exactly, control characters made visible."""
     return Text(visible(text), style=style, no_wrap=False)
-
-
-def error_line(error: BaseException) -> str:
-    """One line describing ``error`` for the user; never a traceback."""
-    if isinstance(error, ServiceError):
-        return error.message
-    return one_line(f"internal error: {type(error).__name__}: {error}")
 
 
 def counted(count: int, noun: str, plural: str = "") -> str:

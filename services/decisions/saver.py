@@ -25,11 +25,10 @@ from typing import Any, TypeVar
 
 from syncdesk.services.decisions.models import SyncKey, SyncState
 from syncdesk.services.decisions.store import Saved, state_file
-from syncdesk.services.errors import ServiceError
+from syncdesk.services.errors import ServiceError, error_line
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import read_blobs, write_blob
 from syncdesk.services.lines import bytes_to_lines
-from syncdesk.services.sanitize import one_line
 
 T = TypeVar("T")
 # A queued job and what receives its result.
@@ -86,11 +85,7 @@ class OrderedSaver:
 
 def failure_line(error: Exception) -> str:
     """The one line that says a save failed, and why."""
-    if isinstance(error, ServiceError):
-        return f"not saved: {error.message}"
-    if isinstance(error, OSError):
-        return one_line(f"not saved: {error}")
-    return one_line(f"not saved: internal error: {type(error).__name__}: {error}")
+    return f"not saved: {error_line(error)}"
 
 
 @dataclass(frozen=True, slots=True)

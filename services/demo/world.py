@@ -41,7 +41,7 @@ from syncdesk.services.demo.history import (
 from syncdesk.services.demo.objects import ObjectStore, ssh_signature
 from syncdesk.services.demo.project import make_project
 from syncdesk.services.demo.scenario import Script, build_scenario
-from syncdesk.services.errors import GitCommandError, ServiceError
+from syncdesk.services.errors import GitCommandError, ServiceError, os_reason
 from syncdesk.services.git.objects import read_objects, scratch_objects
 from syncdesk.services.git.runner import Git, init_repository
 from syncdesk.services.git.trees import changed_paths
@@ -84,7 +84,7 @@ def build_world(
         directory.mkdir(parents=True, exist_ok=True)
         return _build_or_reuse(directory, spec, on_build)
     except OSError as error:  # a directory that cannot be made or written, a full disk
-        reason = error.strerror or str(error)
+        reason = os_reason(error)
         raise DemoBuildError(f"cannot build the demo world in {directory}: {reason}") from None
 
 

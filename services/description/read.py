@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from syncdesk.services.errors import ServiceError
+from syncdesk.services.errors import ServiceError, os_reason
 from syncdesk.services.sanitize import one_line
 
 # Far above GitHub's limit on a description (65,536 characters, at most 4 bytes each).
@@ -28,7 +28,7 @@ def read_description(path: Path) -> str:
         with path.open("rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except OSError as error:
-        reason = error.strerror or type(error).__name__
+        reason = os_reason(error)
         raise DescriptionFileError(f"cannot read {one_line(str(path))}: {reason}") from None
     return description_text(data, str(path))
 

@@ -46,7 +46,7 @@ from syncdesk.services.demo.large.spec import (
 )
 from syncdesk.services.demo.large.stream import FastImportStream
 from syncdesk.services.demo.world import locked, sealed_environment
-from syncdesk.services.errors import GitCommandError, ServiceError
+from syncdesk.services.errors import GitCommandError, ServiceError, os_reason
 from syncdesk.services.git.objects import scratch_objects
 from syncdesk.services.git.runner import Git, init_repository
 from syncdesk.services.git.trees import changed_paths
@@ -95,7 +95,7 @@ def build_large_world(
                 shutil.rmtree(staging, ignore_errors=True)
             return final
     except OSError as error:  # a directory that cannot be made or written, a full disk
-        reason = error.strerror or str(error)
+        reason = os_reason(error)
         raise DemoBuildError(f"cannot build the large world in {directory}: {reason}") from None
 
 
