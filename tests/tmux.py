@@ -53,13 +53,15 @@ class Tmux:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p")
 
-    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 60) -> str:
+    def wait_for(
+        self, predicate: Callable[[str], bool], what: str, timeout: float = 60, every: float = 0.2
+    ) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             text = self.screen()
             if predicate(text):
                 return text
-            time.sleep(0.2)
+            time.sleep(every)
         size = self.tmux("display-message", "-p", "#{window_width}x#{window_height}").strip()
         raise AssertionError(f"timed out waiting for {what} ({size}); screen:\n{self.screen()}")
 

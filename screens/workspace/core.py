@@ -33,6 +33,7 @@ from syncdesk.services.decisions.models import (
 )
 from syncdesk.services.decisions.saver import Outcome, Persister
 from syncdesk.services.lines import split_lines
+from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.policies import KEEP_DEV, OVERRIDE_FROM_MAIN
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.services.workspace.accidents import AccidentCache, hunk_index_of
@@ -467,7 +468,10 @@ class WorkspaceCore(DeskScreen[WorkspaceLoaded]):
             more = f" and {len(places) - 6} more" if len(places) > 6 else ""
             shown = ", ".join(places[:6]) + more
             self.notify(
-                f"Another syncdesk decided in this sync: {shown}. Shown here now; z undoes.",
+                # Paths are untrusted: one_line makes their control characters visible.
+                one_line(
+                    f"Another syncdesk decided in this sync: {shown}. Shown here now; z undoes."
+                ),
                 title="Decided elsewhere",
                 severity="warning",
                 markup=False,

@@ -237,7 +237,7 @@ def append_line(path: Path, line: bytes, *, cut_at: int | None = None) -> os.sta
         flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW
         descriptor = os.open(path, flags)
     except OSError as error:
-        raise StorageError(f"could not open {path}: {_reason(error)}") from None
+        raise StorageError(f"could not open {path}: {os_reason(error)}") from None
     try:
         if cut_at is not None:
             os.ftruncate(descriptor, cut_at)
@@ -245,7 +245,7 @@ def append_line(path: Path, line: bytes, *, cut_at: int | None = None) -> os.sta
         os.fsync(descriptor)
         return os.fstat(descriptor)
     except OSError as error:
-        raise StorageError(f"could not save {path}: {_reason(error)}") from None
+        raise StorageError(f"could not save {path}: {os_reason(error)}") from None
     finally:
         os.close(descriptor)
 
@@ -266,7 +266,7 @@ def status_of(path: Path) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise StorageError(f"could not read {path}: {_reason(error)}") from None
+        raise StorageError(f"could not read {path}: {os_reason(error)}") from None
 
 
 def _status(path: Path) -> os.stat_result:
@@ -274,7 +274,3 @@ def _status(path: Path) -> os.stat_result:
     if status is None:
         raise StorageError(f"{path} vanished as it was written")
     return status
-
-
-def _reason(error: OSError) -> str:
-    return os_reason(error)

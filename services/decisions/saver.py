@@ -29,6 +29,7 @@ from syncdesk.services.errors import ServiceError, error_line
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import read_blobs, write_blob
 from syncdesk.services.lines import bytes_to_lines
+from syncdesk.services.sanitize import one_line
 
 T = TypeVar("T")
 # A queued job and what receives its result.
@@ -85,7 +86,7 @@ class OrderedSaver:
 
 def failure_line(error: Exception) -> str:
     """The one line that says a save failed, and why."""
-    return f"not saved: {error_line(error)}"
+    return one_line(f"not saved: {error_line(error)}")
 
 
 @dataclass(frozen=True, slots=True)
