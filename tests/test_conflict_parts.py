@@ -123,3 +123,20 @@ def test_holes_whose_common_run_was_rewritten_are_not_guessed_as_exact() -> None
     commons = [["A", "B"], ["M"], ["Y", "Z"]]
     placements = place_hunks(commons, ["A", "B", "p", "q", "r", "Y", "Z"], [[["x"]], [["y"]]])
     assert [p.located for p in placements] == [False, False]
+
+
+def test_a_window_with_too_many_readings_to_refute_gives_up_honestly() -> None:
+    # 34 hunks with a lone "x" between each, against 32 "x": no reading exists,
+    # and refuting every one would take 2**32 steps. The search stops at its
+    # budget; what it cannot read is placed gap by gap, never claimed exact.
+    holes, xs = 34, 32
+    commons = [["a"], *[["x"]] * (holes - 1), ["b"]]
+    target = ["a", *["x"] * xs, "b"]
+    placements = place_hunks(commons, target, [[["q"]]] * holes)
+    assert len(placements) == holes
+    located = [p for p in placements if p.exact]
+    # Each of the first 32 gaps reads exactly on its own: an empty hole before its "x".
+    assert [(p.start, p.end) for p in located] == [(i, i) for i in range(1, xs + 1)]
+    assert all(p.choice is None for p in placements)
+    rest = placements[len(located) :]
+    assert len(rest) == holes - xs and all(not p.exact and not p.located for p in rest)

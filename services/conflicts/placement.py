@@ -46,7 +46,10 @@ from syncdesk.services.conflicts.linediff import matching_blocks
 from syncdesk.services.lines import common_prefix
 
 Line = Hashable
-_BUDGET = 20_000  # pattern-matching steps per window before giving up on it
+# Backtracking steps one pattern search may take before it gives up (see _Solver):
+# a real window solves in tens of steps; a window of many holes between equal
+# short runs ("x" between 30 holes) has exponentially many readings to refute.
+_BUDGET = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,31 @@ def _windows(gaps: list[_Gap], candidates: Sequence[Sequence[Sequence[Line]]]) -
 
 
 class _Solver:
+    """Reads each window of the target as the frame with its holes filled.
+
+    What it searches: a window is a stretch of the frame, literal runs with
+    holes between them (``L0 H L1 H ... Lk``), against a stretch of the target.
+    A reading is a (start, end) in the target for every hole such that the
+    literal runs appear between them exactly. :meth:`_match` looks for one by
+    depth-first search: for hole ``k`` it tries the ends that make the hole one
+    of its candidates first, then every place where literal ``k + 1`` fits, in
+    order, and backtracks when a later literal does not fit. The first reading
+    found wins, so a hole is a known resolution whenever some reading allows it.
+
+    Why a budget: when the literal runs are short and repeat (a lone blank
+    line or ``]`` between many hunks), the number of readings to try before
+    concluding that none exists grows exponentially with the holes. Each search
+    therefore stops after ``_BUDGET`` backtracking steps.
+
+    What it returns when the budget runs out: the same as when no reading
+    exists, because the search cannot tell the two apart. :meth:`solve_window`
+    falls back from the whole window to the window with its hunk-free gaps
+    freed, then to each gap on its own, and last to :meth:`_loose`, which strips
+    the surviving context and marks the placement ``exact=False`` (and
+    ``located=False`` for holes it could not find at all). A placement is
+    never claimed exact unless a reading was found.
+    """
+
     def __init__(
         self,
         frame: list[Line],
@@ -369,6 +397,7 @@ class _Solver:
     def _find_candidate(
         self, hole: int, text: Sequence[Line], cursor: int
     ) -> tuple[int, int, int] | None:
+        """The earliest (start, end, choice) at or after ``cursor`` where a candidate reads."""
         best: tuple[int, int, int] | None = None
         for choice, candidate in enumerate(self.candidates[hole]):
             size = len(candidate)
@@ -381,6 +410,7 @@ class _Solver:
         return best
 
     def _choice(self, hole: int, lines: Sequence[Line]) -> int | None:
+        """The index of the candidate of ``hole`` that ``lines`` equal, if any."""
         region = list(lines)
         for index, candidate in enumerate(self.candidates[hole]):
             if list(candidate) == region:
@@ -389,6 +419,7 @@ class _Solver:
 
 
 def _common_suffix(a: Sequence[Line], b: Sequence[Line]) -> int:
+    """How many lines ``a`` and ``b`` end with in common."""
     count = 0
     for x, y in zip(reversed(a), reversed(b), strict=False):
         if x != y:
