@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import subprocess
 
+from syncdesk.services.git.commit import parse_commit_object, parse_ident
 from syncdesk.services.git.runner import Git
-from syncdesk.services.sync.commits import commit_details, log_commits, raw_commits, signed_shas
+from syncdesk.services.sync.commits import (
+    commit_details,
+    is_signed,
+    log_commits,
+    raw_commits,
+    signed_shas,
+)
 from tests.syncrepo import build_sync_repo
 
 
@@ -127,3 +134,25 @@ def test_a_latin1_commit_reads_the_same_in_the_table_and_in_the_commit_view(repo
     git = Git(repo.path)
     assert log_commits(git, [sha])[0].subject == "Café au lait"  # git log re-encodes
     assert commit_details(git, sha).message == "Café au lait\n\nCrème brûlée."
+
+
+def test_one_parser_reads_a_signed_commit_as_git_does(tmp_path):
+    built = build_sync_repo(tmp_path / "r")
+    git = Git(built.path)
+    raws = raw_commits(git, built.main_line)
+    (sha,) = [sha for sha in built.main_line if is_signed(raws[sha])]
+    parsed = parse_commit_object(raws[sha])
+    assert parsed.tree == built.git("log", "-1", "--format=%T", sha)
+    assert parsed.parents == tuple(built.git("log", "-1", "--format=%P", sha).split())
+    assert parsed.message == built.git("log", "-1", "--format=%B", sha) + "\n"
+    assert parsed.signature is not None
+    lines = parsed.signature.split("\n")
+    assert lines[0] == "-----BEGIN SSH SIGNATURE-----"
+    assert lines[-1] == "-----END SSH SIGNATURE-----"
+    # The payload is the object without the signature header: what was signed.
+    assert "SSH SIGNATURE" not in parsed.payload
+    assert parsed.payload.startswith(f"tree {parsed.tree}\n")
+    assert parsed.payload.endswith("\n\n" + parsed.message)
+    author = parse_ident(parsed.author)
+    assert author is not None
+    assert author.when.isoformat() == built.git("log", "-1", "--format=%aI", sha)

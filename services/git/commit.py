@@ -17,8 +17,10 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
 
 from syncdesk.services.errors import GitCommandError, ServiceError
 from syncdesk.services.git.runner import Git, first_line, run_isolated
@@ -26,6 +28,100 @@ from syncdesk.services.git.trees import durable_env
 
 _IDENT = re.compile(r"(?P<name>[^<>\n]*?) ?<(?P<email>[^<>\n]*)> (?P<epoch>\d+) (?P<tz>[+-]\d{4})")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+@dataclass(frozen=True, slots=True)
+class CommitObject:
+    """A commit object's headers and message, as git stores them (the one parser of them)."""
+
+    tree: str
+    parents: tuple[str, ...]
+    author: str  # "Name <email> <epoch> <tz>"
+    committer: str
+    signature: str | None  # the gpgsig (or gpgsig-sha256) header's value, if any
+    payload: str  # the object without its signature header: what was signed
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ident:
+    """A parsed identity header: who, and when."""
+
+    name: str
+    email: str
+    epoch: int
+    tz: str  # "+hhmm" or "-hhmm"
+
+    @property
+    def when(self) -> datetime:
+        """The moment, in the identity's own offset."""
+        sign = -1 if self.tz[0] == "-" else 1
+        offset = timedelta(hours=int(self.tz[1:3]), minutes=int(self.tz[3:5])) * sign
+        return datetime.fromtimestamp(self.epoch, UTC).astimezone(timezone(offset))
+
+
+_SIGNATURES = ("gpgsig", "gpgsig-sha256")
+
+
+def parse_commit_object(raw: bytes, errors: str = "surrogateescape") -> CommitObject:
+    """Split a raw ``git cat-file commit`` object into its headers and message.
+
+    The text is decoded with the codec its ``encoding`` header names (git
+    writes one for a commit made with ``i18n.commitEncoding=ISO-8859-1``),
+    UTF-8 otherwise, with ``errors`` for bytes that do not decode. A header may
+    run over several lines, each continuation starting with a space
+    (``gpgsig``, ``mergetag``); the signature is left out of the payload, which
+    is then exactly the text git signed.
+    """
+    head, _, body = raw.partition(b"\n\n")
+    encoding = next(
+        (line[9:] for line in head.split(b"\n") if line.startswith(b"encoding ")), b""
+    )
+    codec = message_codec(encoding)
+    fields: dict[str, list[str]] = {}
+    payload: list[str] = []
+    key = ""
+    for line in head.decode(codec, errors).split("\n"):
+        if line.startswith(" ") and key:
+            fields[key][-1] += "\n" + line[1:]
+        else:
+            key, _, value = line.partition(" ")
+            fields.setdefault(key, []).append(value)
+        if key not in _SIGNATURES:
+            payload.append(line)
+    message = body.decode(codec, errors)
+
+    def first(name: str) -> str:
+        return fields.get(name, [""])[0]
+
+    signature = next((fields[name][0] for name in _SIGNATURES if name in fields), None)
+    return CommitObject(
+        tree=first("tree"),
+        parents=tuple(fields.get("parent", [])),
+        author=first("author"),
+        committer=first("committer"),
+        signature=signature,
+        payload="\n".join(payload) + "\n\n" + message,
+        message=message,
+    )
+
+
+def message_codec(declared: bytes) -> str:
+    """The codec a commit's ``encoding`` header names (``ISO-8859-1``), else UTF-8."""
+    try:
+        name = codecs.lookup(declared.decode("ascii").strip()).name if declared else "utf-8"
+        b"".decode(name)  # a header naming a bytes codec (base64, zlib) is no text encoding
+    except (LookupError, UnicodeDecodeError, ValueError):
+        return "utf-8"
+    return name
+
+
+def parse_ident(value: str) -> Ident | None:
+    """``Name <email> <epoch> <tz>`` (an author, committer or ``git var`` line), or None."""
+    match = _IDENT.fullmatch(value)
+    if match is None:
+        return None
+    return Ident(match["name"], match["email"], int(match["epoch"]), match["tz"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,31 +143,21 @@ class CommitInfo:
 def read_commit(git: Git, sha: str) -> CommitInfo:
     """Parse ``git cat-file commit``: tree, parents, author and message."""
     raw = git.run(["cat-file", "commit", sha]).stdout
-    header, _, message = raw.partition(b"\n\n")
-    tree, parents, author = "", [], ""
-    for line in header.decode("utf-8", "surrogateescape").split("\n"):
-        key, _, value = line.partition(" ")
-        if key == "tree":
-            tree = value
-        elif key == "parent":
-            parents.append(value)
-        elif key == "author":
-            author = value
+    parsed = parse_commit_object(raw)
     full = git.text("rev-parse", "--verify", f"{sha}^{{commit}}").strip()
-    text = message.decode("utf-8", "surrogateescape")
-    return CommitInfo(full, tree, tuple(parents), author, text)
+    return CommitInfo(full, parsed.tree, parsed.parents, parsed.author, parsed.message)
 
 
 def maintainer(git: Git) -> str:
     """``Name <email>`` of whoever commits here now (for ``Signed-off-by``)."""
     result = git.run(["var", "GIT_COMMITTER_IDENT"], check=False)
-    match = _IDENT.fullmatch(result.text.strip()) if result.status == 0 else None
-    if match is None:
+    ident = parse_ident(result.text.strip()) if result.status == 0 else None
+    if ident is None:
         raise ServiceError(
             "git does not know who you are: set user.name and user.email "
             f"({first_line(result.stderr)})"
         )
-    return f"{match['name']} <{match['email']}>"
+    return f"{ident.name} <{ident.email}>"
 
 
 def with_signoff(message: str, ident: str) -> str:
@@ -106,13 +192,13 @@ def should_sign(git: Git) -> bool:
 
 def author_env(author: str | None) -> dict[str, str]:
     """The environment that makes ``commit-tree`` keep ``author`` (empty: git's default)."""
-    match = _IDENT.fullmatch(author) if author else None
-    if match is None:
+    ident = parse_ident(author) if author else None
+    if ident is None:
         return {}
     return {
-        "GIT_AUTHOR_NAME": match["name"],
-        "GIT_AUTHOR_EMAIL": match["email"],
-        "GIT_AUTHOR_DATE": f"@{match['epoch']} {match['tz']}",
+        "GIT_AUTHOR_NAME": ident.name,
+        "GIT_AUTHOR_EMAIL": ident.email,
+        "GIT_AUTHOR_DATE": f"@{ident.epoch} {ident.tz}",
     }
 
 

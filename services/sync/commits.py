@@ -9,11 +9,10 @@ parser in a single ``git log``, and signatures from the raw object headers
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
 
+from syncdesk.services.git.commit import parse_commit_object, parse_ident
 from syncdesk.services.git.objects import read_contents
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sanitize import one_line, visible
@@ -94,15 +93,9 @@ def raw_commits(git: Git, shas: Sequence[str]) -> dict[str, bytes]:
     return read_contents(git, shas, "commit")
 
 
-def header_lines(raw: bytes) -> list[bytes]:
-    """The header lines of a raw commit (up to the blank line before the message)."""
-    head, _, _ = raw.partition(b"\n\n")
-    return head.split(b"\n")
-
-
 def is_signed(raw: bytes) -> bool:
     """Whether a raw commit carries a signature header (gpg, x509 or SSH alike)."""
-    return any(line.startswith((b"gpgsig ", b"gpgsig-sha256 ")) for line in header_lines(raw))
+    return parse_commit_object(raw).signature is not None
 
 
 def signed_shas(git: Git, shas: Sequence[str]) -> set[str]:
@@ -110,61 +103,35 @@ def signed_shas(git: Git, shas: Sequence[str]) -> set[str]:
     return {sha for sha, raw in raw_commits(git, shas).items() if is_signed(raw)}
 
 
-def _parse_ident(value: bytes, codec: str = "utf-8") -> tuple[Person, str]:
-    """Parse ``Name <email> 1700000000 +0100`` into a person and an ISO date."""
-    text = value.decode(codec, "replace")
-    name, _, rest = text.partition(" <")
-    email, _, when = rest.partition("> ")
-    epoch, _, offset = when.partition(" ")
-    date = ""
-    if epoch.isdigit() and len(offset) == 5 and offset[1:].isdigit():
-        sign = -1 if offset[0] == "-" else 1
-        delta = timedelta(hours=int(offset[1:3]), minutes=int(offset[3:5])) * sign
-        date = datetime.fromtimestamp(int(epoch), UTC).astimezone(timezone(delta)).isoformat()
-    return Person(one_line(name), one_line(email)), date
+def _person(value: str) -> tuple[Person, str]:
+    """An identity header as a person and an ISO date (an unreadable one shown whole)."""
+    ident = parse_ident(value)
+    if ident is None:
+        return Person(one_line(value), ""), ""
+    return Person(one_line(ident.name), one_line(ident.email)), ident.when.isoformat()
 
 
 def commit_details(git: Git, sha: str) -> CommitDetails:
-    """The full message, people, signature and file stats of one commit."""
-    raw = raw_commits(git, [sha])[sha]
-    headers = [line.partition(b" ") for line in header_lines(raw)]
-    codec = _codec(next((value for key, _, value in headers if key == b"encoding"), b""))
-    parents: list[str] = []
-    author = committer = Person("", "")
-    author_date = committer_date = ""
-    for key, _, value in headers:
-        if key == b"parent":
-            parents.append(value.decode())
-        elif key == b"author":
-            author, author_date = _parse_ident(value, codec)
-        elif key == b"committer":
-            committer, committer_date = _parse_ident(value, codec)
-    _, _, message = raw.partition(b"\n\n")
+    """The full message, people, signature and file stats of one commit.
+
+    The raw object is decoded with the codec its ``encoding`` header names:
+    ``git log`` re-encodes such a commit to UTF-8 for the slice table, so the
+    commit view must decode it the same way.
+    """
+    parsed = parse_commit_object(raw_commits(git, [sha])[sha], errors="replace")
+    author, author_date = _person(parsed.author)
+    committer, committer_date = _person(parsed.committer)
     return CommitDetails(
         sha=sha,
-        parents=tuple(parents),
+        parents=parsed.parents,
         author=author,
         author_date=author_date,
         committer=committer,
         committer_date=committer_date,
-        message=visible(message.decode(codec, "replace")).rstrip(),
-        signed=is_signed(raw),
+        message=visible(parsed.message).rstrip(),
+        signed=parsed.signature is not None,
         files=tuple(_numstat(git, sha)),
     )
-
-
-def _codec(declared: bytes) -> str:
-    """The codec a commit's ``encoding`` header names (``ISO-8859-1``), else UTF-8.
-
-    ``git log`` re-encodes such a commit to UTF-8 for the slice table; the
-    commit view reads the raw object, so it must decode it the same way.
-    """
-    try:
-        name = codecs.lookup(declared.decode("ascii").strip()).name if declared else "utf-8"
-        b"".decode(name)  # a header naming a bytes codec (base64, zlib) is no text encoding
-    except (LookupError, UnicodeDecodeError, ValueError):
-        return "utf-8"
-    return name
 
 
 def _numstat(git: Git, sha: str) -> list[FileStat]:

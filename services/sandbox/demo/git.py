@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC
 
 from syncdesk.services.demo.facts import DemoFacts
+from syncdesk.services.git.commit import parse_commit_object, parse_ident
 from syncdesk.services.git.objects import read_objects
 from syncdesk.services.git.runner import Git
 
 ORIGIN_CLASSES = ("main", "dev", "shared", "merge", "repair")
-_IDENT = re.compile(r"^(?P<name>.*) <(?P<email>[^>]*)> (?P<ts>\d+) (?P<tz>[+-]\d{4})$")
 _BLAME_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ (\d+)")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -64,48 +64,33 @@ class LineRange:
 
 
 def _ident(value: str) -> Ident:
-    match = _IDENT.match(value)
-    if match is None:
+    """An identity header as GitHub's payloads give it: its date in ISO 8601 UTC."""
+    parsed = parse_ident(value)
+    if parsed is None:
         return Ident(value, "", "2025-01-06T09:00:00Z")
-    tz = match["tz"]
-    offset = timedelta(hours=int(tz[1:3]), minutes=int(tz[3:5])) * (-1 if tz[0] == "-" else 1)
-    when = datetime.fromtimestamp(int(match["ts"]), timezone(offset)).astimezone(UTC)
-    return Ident(match["name"], match["email"], when.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    when = parsed.when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Ident(parsed.name, parsed.email, when)
 
 
-def _parse_commit(sha: str, text: str) -> RawCommit:
-    head, _, message = text.partition("\n\n")
-    fields: dict[str, list[str]] = {}
-    signature: list[str] = []
-    payload_lines: list[str] = []
-    in_signature = False
-    for line in head.split("\n"):
-        if line.startswith(" ") and in_signature:
-            signature.append(line[1:])
-            continue
-        in_signature = line.startswith("gpgsig ")
-        if in_signature:
-            signature.append(line.removeprefix("gpgsig "))
-            continue
-        payload_lines.append(line)
-        key, _, value = line.partition(" ")
-        fields.setdefault(key, []).append(value)
+def _parse_commit(sha: str, raw: bytes) -> RawCommit:
+    """A commit object as the REST payloads need it (the one commit parser, then ISO dates)."""
+    parsed = parse_commit_object(raw, errors="replace")
     return RawCommit(
         sha=sha,
-        tree=fields["tree"][0],
-        parents=tuple(fields.get("parent", [])),
-        author=_ident(fields["author"][0]),
-        committer=_ident(fields["committer"][0]),
-        message=message,
-        signature="\n".join(signature) if signature else None,
-        payload="\n".join(payload_lines) + "\n\n" + message,
+        tree=parsed.tree,
+        parents=parsed.parents,
+        author=_ident(parsed.author),
+        committer=_ident(parsed.committer),
+        message=parsed.message,
+        signature=parsed.signature,
+        payload=parsed.payload,
     )
 
 
 def read_commits(git: Git, shas: list[str]) -> dict[str, RawCommit]:
     """Every named commit object (by full SHA), read with one ``cat-file`` process."""
     return {
-        item.oid: _parse_commit(item.oid, item.content.decode("utf-8", "replace"))
+        item.oid: _parse_commit(item.oid, item.content)
         for item in read_objects(git, shas).values()
         if item is not None and item.type == "commit" and item.content is not None
     }
