@@ -58,9 +58,10 @@ from syncdesk.services.decisions.models import (
     new_state,
 )
 from syncdesk.services.decisions.store import save_state
+from syncdesk.services.demo.built import sealed_environment
 from syncdesk.services.demo.large.stream import FastImportStream, PlannedCommit
 from syncdesk.services.demo.objects import Signature
-from syncdesk.services.demo.world import locked, sealed_environment
+from syncdesk.services.git.atomic import locked
 from syncdesk.services.git.runner import LARGE_FILE_LIMIT, Git, init_repository
 
 SECTION = "## A huge conflicted file: `bench/bench_huge.py`"
@@ -107,7 +108,7 @@ def build(directory: Path, rows: int = ROWS) -> World:
     """Build (or reuse) the world of a ``rows``-line file in ``directory``/repo."""
     facts_file = directory / "facts.json"
     directory.parent.mkdir(parents=True, exist_ok=True)
-    with locked(directory.parent):  # not directory itself: a rebuild removes it
+    with locked(directory.parent / ".lock"):  # not directory itself: a rebuild removes it
         if facts_file.exists():
             facts = json.loads(facts_file.read_text())
             if facts.get("version") == BUILDER_VERSION and facts.get("rows") == rows:

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.demo.built import FACTS_FILE
 from syncdesk.services.demo.large.spec import LargeFacts, LargeSpec
-from syncdesk.services.demo.large.world import FACTS_FILE, build_large_world, reusable
+from syncdesk.services.demo.large.world import build_large_world, reusable
 from syncdesk.services.git.runner import Git
 from syncdesk.services.report.facts import to_json
 from syncdesk.services.review.parse import review_findings

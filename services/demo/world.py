@@ -6,7 +6,8 @@ Python (objects.py), then hand them to git in one pack and check that git
 agrees: SHAs, the merge's conflicts, the evil merges, dev's clean merge.
 A dozen git processes in all, run by the product's own runner
 (:class:`~syncdesk.services.git.runner.Git`) and read with its parsers, in an
-environment sealed from the machine's git configuration (:func:`sealed_environment`).
+environment sealed from the machine's git configuration
+(:func:`~syncdesk.services.demo.built.sealed_environment`).
 
 The repository is built in a temporary directory beside the target and
 renamed into place; ``facts.json`` is written last, atomically. A world is
@@ -16,19 +17,15 @@ branches still point where it says, so an interrupted build is never reused.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
 import random
 import re
-import shutil
-import tempfile
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, replace
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from syncdesk.services.conflicts.merge_tree import group_conflicts, merge_tree
 from syncdesk.services.demo import files
+from syncdesk.services.demo.built import Builder, build_or_reuse, sealed_environment
 from syncdesk.services.demo.facts import DemoBuildError, DemoFacts, WorldSpec
 from syncdesk.services.demo.history import (
     HOUR,
@@ -41,7 +38,6 @@ from syncdesk.services.demo.history import (
 from syncdesk.services.demo.objects import ObjectStore, ssh_signature
 from syncdesk.services.demo.project import make_project
 from syncdesk.services.demo.scenario import Script, build_scenario
-from syncdesk.services.errors import GitCommandError, ServiceError, os_reason
 from syncdesk.services.git.objects import read_objects, scratch_objects
 from syncdesk.services.git.runner import Git, init_repository
 from syncdesk.services.git.trees import changed_paths
@@ -53,8 +49,6 @@ BUILDER_VERSION = 1
 DEMO_SYNC_BRANCH = "main2dev/demo"
 MAIN_BRANCH = "main"
 DEV_BRANCH = "dev"
-FACTS_FILE = "facts.json"
-REPO_DIR = "repo"
 EXECUTABLE = frozenset({files.RUN_TESTS})
 _PR = re.compile(r"\(#(\d+)\)$")
 
@@ -71,132 +65,11 @@ def build_world(
 ) -> DemoFacts:
     """Build the demo repository in ``directory/"repo"``, or reuse it, and return its facts.
 
-    An existing world is reused when ``directory/facts.json`` was written by
-    this ``BUILDER_VERSION`` for an equal ``spec`` and its branches still point
-    where the facts say; otherwise it is rebuilt from scratch (same SHAs).
-    Concurrent calls on one directory are serialised with a lock file.
+    How a world is reused, installed and locked is :mod:`syncdesk.services.demo.built`.
     ``on_build`` is called once a build starts (not when the world is reused),
     so a caller says "building" only when it is true.
     """
-    spec.validate()
-    directory = directory.resolve()
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        return _build_or_reuse(directory, spec, on_build)
-    except OSError as error:  # a directory that cannot be made or written, a full disk
-        reason = os_reason(error)
-        raise DemoBuildError(f"cannot build the demo world in {directory}: {reason}") from None
-
-
-def _build_or_reuse(
-    directory: Path, spec: WorldSpec, on_build: Callable[[], object] | None
-) -> DemoFacts:
-    with locked(directory):
-        reused = _reusable(directory, spec)
-        if reused is not None:
-            return reused
-        if on_build is not None:
-            on_build()
-        for orphan in directory.glob(".build-*"):  # left by a killed build
-            shutil.rmtree(orphan, ignore_errors=True)
-        staging = Path(tempfile.mkdtemp(prefix=".build-", dir=directory))
-        try:
-            facts = _build(staging / REPO_DIR, staging, spec)
-            final = replace(facts, repo=directory / REPO_DIR)
-            _install(directory, staging, final, spec)
-        except GitCommandError as error:
-            raise DemoBuildError(error.message) from error
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    return final
-
-
-def sealed_environment(home: Path, repo: Path) -> dict[str, str]:
-    """What the builder adds to git's environment so that the machine's git setup cannot matter.
-
-    No system, global or environment-given configuration (``core.autocrlf``,
-    ``init.templateDir``, attributes files with filters...), an empty HOME,
-    and the repository's index and object store named explicitly, so that
-    variables inherited from a git hook (``GIT_INDEX_FILE``,
-    ``GIT_OBJECT_DIRECTORY``...) cannot point git elsewhere. The runner
-    itself names the git dir and work tree on every command.
-    """
-    git_dir = repo / ".git"
-    return {
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_COUNT": "0",
-        "GIT_CONFIG_PARAMETERS": "",
-        "GIT_COMMON_DIR": str(git_dir),
-        "GIT_INDEX_FILE": str(git_dir / "index"),
-        "GIT_OBJECT_DIRECTORY": str(git_dir / "objects"),
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES": "",
-        "TZ": "UTC",
-    }
-
-
-@contextlib.contextmanager
-def locked(directory: Path) -> Iterator[None]:
-    """Hold ``directory``'s build lock: concurrent builds of one world take turns."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no cross-process lock
-        yield
-        return
-    with open(directory / ".lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _reusable(directory: Path, spec: WorldSpec) -> DemoFacts | None:
-    try:
-        saved = json.loads((directory / FACTS_FILE).read_text(encoding="utf-8"))
-        if saved.get("builder_version") != BUILDER_VERSION or saved.get("spec") != asdict(spec):
-            return None
-        facts = replace(DemoFacts.from_json(saved["facts"]), repo=directory / REPO_DIR)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-    if not (facts.repo / ".git").is_dir():
-        return None
-    branches = (facts.main_branch, facts.dev_branch, facts.sync_branch)
-    try:
-        git = Git(facts.repo, env=sealed_environment(directory, facts.repo))
-        # (--verify takes a single revision; without it a missing ref fails the same way.)
-        run = git.run(["rev-parse", *(f"refs/heads/{name}" for name in branches)], check=False)
-    except ServiceError:
-        return None
-    expected = [facts.main_tip, facts.dev_tip, facts.repair]
-    if run.status != 0 or run.text.split() != expected:
-        return None
-    return facts
-
-
-def _install(directory: Path, staging: Path, facts: DemoFacts, spec: WorldSpec) -> None:
-    # Facts go first and come back last: at every instant in between, the
-    # directory holds no facts.json, so a crash can only cause a rebuild.
-    (directory / FACTS_FILE).unlink(missing_ok=True)
-    target = directory / REPO_DIR
-    if target.exists():
-        shutil.rmtree(target)
-    os.replace(staging / REPO_DIR, target)  # a git repository is relocatable as is
-    data = {"builder_version": BUILDER_VERSION, "spec": asdict(spec), "facts": facts.to_json()}
-    temporary = staging / FACTS_FILE
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, directory / FACTS_FILE)
-    with contextlib.suppress(OSError):  # make the renames durable where the OS allows it
-        descriptor = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
+    return build_or_reuse(directory, spec, BUILDER, on_build)
 
 
 class _Chain:
@@ -311,6 +184,16 @@ def _build(repo: Path, home: Path, spec: WorldSpec) -> DemoFacts:
             path: sync.files.get(path) == dev_base_files.get(path) for path in DEFAULT_KEEP_DEV
         },
     )
+
+
+BUILDER: Builder[DemoFacts, WorldSpec] = Builder(
+    what="demo world",
+    version=BUILDER_VERSION,
+    build=_build,
+    decode=DemoFacts.from_json,
+    moved=lambda facts, repo: replace(facts, repo=repo),
+    tips=lambda f: {f.main_branch: f.main_tip, f.dev_branch: f.dev_tip, f.sync_branch: f.repair},
+)
 
 
 def _check_resolutions(story: Script, merged: Files, ours: Files, theirs: Files) -> None:

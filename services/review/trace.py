@@ -21,7 +21,6 @@ from syncdesk.services.review.models import Disposition, Finding, RangeOrigin
 from syncdesk.services.review.origin import classify_ranges
 from syncdesk.services.review.paths import resolve_cited_paths
 from syncdesk.services.sanitize import decode
-from syncdesk.services.sync.anatomy import find_sync_merge
 from syncdesk.services.sync.ours import Ours, sync_ours
 from syncdesk.services.sync.session import SyncSession
 
@@ -65,7 +64,7 @@ def trace_findings(
     """
     git, refs = session.git, session.refs
     found = resolve_cited_paths(git, refs.head, findings)
-    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    merge = session.merge
     ours = sync_ours(git, refs.head, merge.sha, merge.dev_base, refs.dev) if merge else None
     notes = ["the head has no sync merge: no line is the merge's or ours"] if merge is None else []
     steps("Tracing the cited lines (git blame)")

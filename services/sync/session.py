@@ -10,7 +10,7 @@ progress and let the user cancel.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from syncdesk.services.audit.broken import with_breakage
@@ -25,7 +25,7 @@ from syncdesk.services.git.refs import current_branch
 from syncdesk.services.git.runner import Git
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sanitize import one_line
-from syncdesk.services.sync.anatomy import check_anatomy, find_sync_merge
+from syncdesk.services.sync.anatomy import SyncMerge, check_anatomy, find_sync_merge
 from syncdesk.services.sync.branch_state import (
     dev_advanced,
     line_stats,
@@ -61,6 +61,22 @@ class SyncSession:
     options: SyncOptions | None = None  # how it was opened, so it can be read again
     user_config: Path | None = None
     named: NamedBranch | None = None  # what the head's name stands for (services/git/branches)
+    # The sync merge, looked up once for the session's life (its refs never change:
+    # a write or an undo reopens the session). A one-slot box, as the class is frozen.
+    _merge: list[SyncMerge | None] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
+
+    @property
+    def merge(self) -> SyncMerge | None:
+        """The sync merge on the head's first-parent line, or None (looked up once).
+
+        Two workers may both look it up the first time: they find the same merge.
+        """
+        if not self._merge:
+            refs = self.refs
+            self._merge.append(find_sync_merge(self.git, refs.head, refs.dev, refs.main))
+        return self._merge[0]
 
     @property
     def repo_path(self) -> str:
@@ -173,7 +189,7 @@ def load_report(
     """
     git, config, refs = session.git, session.config, session.refs
     steps("Finding the sync merge")
-    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    merge = session.merge
     # With no sync merge yet, the next sync would start from dev's tip.
     dev_base = merge.dev_base if merge is not None else refs.dev
     steps("Reading the slice")

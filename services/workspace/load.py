@@ -17,7 +17,6 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import read_blobs, read_lines
 from syncdesk.services.lines import bytes_to_lines
 from syncdesk.services.progress import QUIET, Steps
-from syncdesk.services.sync.anatomy import find_sync_merge
 from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
 from syncdesk.services.sync.session import SyncSession
@@ -69,7 +68,7 @@ def load_workspace(
     """
     git, refs, config = session.git, session.refs, session.config
     steps("Finding the sync merge")
-    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    merge = session.merge
     if merge is not None:
         dev_base, slice_tip, head = merge.dev_base, merge.slice_tip, refs.head
     else:
@@ -128,7 +127,7 @@ def load_accidents(
     No audit (None) when the sync is not built yet: there is no result to audit.
     """
     git, refs, config = session.git, session.refs, session.config
-    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    merge = session.merge
     if merge is None or conflicts.head is None:
         return None, {}
     steps("Auditing dev's lines in the result")

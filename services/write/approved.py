@@ -19,7 +19,6 @@ from syncdesk.services.errors import ServiceError
 from syncdesk.services.git.objects import read_contents
 from syncdesk.services.git.runner import Git
 from syncdesk.services.lines import bytes_to_lines, encode_text
-from syncdesk.services.sync.anatomy import find_sync_merge
 from syncdesk.services.sync.policies import policy_for
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.services.workspace.layout import layout, whole_file_action
@@ -44,7 +43,7 @@ def approved_changes(session: SyncSession) -> Approved:
     how many of the conflicted files are approved.
     """
     git, refs = session.git, session.refs
-    merge = find_sync_merge(git, refs.head, refs.dev, refs.main)
+    merge = session.merge
     if merge is None:
         raise ServiceError("this branch has no sync merge: there is no repair to write")
     conflicts = read_conflicts(git, merge.dev_base, merge.slice_tip, refs.head)

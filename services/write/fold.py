@@ -36,17 +36,16 @@ from syncdesk.services.git.commit import (
     split_trailers,
     with_signoff,
 )
-from syncdesk.services.git.refs import move_branch, read_target
+from syncdesk.services.git.refs import read_target
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.trees import clean_scratch, tree_of
 from syncdesk.services.sanitize import one_line, visible
-from syncdesk.services.sync.anatomy import find_sync_merge
 from syncdesk.services.sync.ours import sync_ours
 from syncdesk.services.write.carry import carry_merge
-from syncdesk.services.write.checkout import after_move, require_clean_checkouts
+from syncdesk.services.write.checkout import require_clean_checkouts
+from syncdesk.services.write.landing import Target, land, remerge, sync_merge_to_rewrite, written
 from syncdesk.services.write.message import default_message
 from syncdesk.services.write.models import WriteResult
-from syncdesk.services.write.repair import verify
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +77,7 @@ def plan_fold(
     """
     clean_scratch(git)
     short, ref, head, creates = read_target(git, branch, tracking)
-    merge = find_sync_merge(git, head, dev, main)
-    if merge is None:
-        raise ServiceError(f"{one_line(short)} has no sync merge to fold onto")
+    merge = sync_merge_to_rewrite(git, short, head, dev, main, none="to fold onto", way_out=None)
     if not merge.merges_on_top:
         raise NothingToDoError(f"nothing to fold: no merge sits on top of {one_line(short)}'s sync")
     ours = sync_ours(git, head, merge.sha, merge.dev_base, dev)
@@ -134,6 +131,7 @@ def fold_merges(git: Git, plan: FoldPlan, *, signoff: bool = True) -> WriteResul
             f"{plan.old_head[:12]}; nothing was changed"
         )
     places = require_clean_checkouts(git, ref, short)
+    target = Target(short, ref, head, plan.creates, plan.tracking, places)
     head_tree = tree_of(git, head)
     # The old resolutions carried; what the old merge never met was resolved on
     # top, by a merge of dev: the head's version is that resolution (no conflict
@@ -143,10 +141,8 @@ def fold_merges(git: Git, plan: FoldPlan, *, signoff: bool = True) -> WriteResul
     ).changes.tree
     ident = maintainer(git) if signoff else None
     sign = should_sign(git)
-    old_merge = read_commit(git, plan.merge)
-    message = with_signoff(old_merge.message, ident) if ident else old_merge.message
-    new_merge = create_commit(
-        git, merge_tree_id, (plan.onto, plan.slice_tip), message, author=old_merge.author, sign=sign
+    new_merge = remerge(
+        git, plan.merge, merge_tree_id, (plan.onto, plan.slice_tip), signoff=ident, sign=sign
     )
     new_head = new_merge
     if merge_tree_id != head_tree:
@@ -159,25 +155,13 @@ def fold_merges(git: Git, plan: FoldPlan, *, signoff: bool = True) -> WriteResul
             author=first.author if first else None,
             sign=sign,
         )
-    reason = f"fold the merges of dev on {short} onto {plan.onto[:12]}"
-    backup = move_branch(git, short, new_head, head, reason, create=plan.creates)
-    note = after_move(places, short, head, new_head, plan.tracking)
-    anatomy_ok, problems, tree_ok = verify(
-        git, ref, new_head, head_tree, plan.dev, plan.main, expect_repair=new_head != new_merge
-    )
-    return WriteResult(
-        branch=short,
-        old_head=head,
-        new_head=new_head,
-        backup_ref=backup,
-        anatomy_ok=anatomy_ok,
-        problems=problems,
-        tree_verified=tree_ok,
-        patch_id_same=None,
-        patch_note="the files are the old head's, byte for byte" if tree_ok else "",
-        checked_out_in=places,
-        note=note,
-    )
+    landed = land(
+        git, target, new_head, f"fold the merges of dev on {short} onto {plan.onto[:12]}",
+        expected_tree=head_tree, dev=plan.dev, main=plan.main,
+        expect_repair=new_head != new_merge,
+    )  # fmt: skip
+    same = "the files are the old head's, byte for byte" if landed.tree_verified else ""
+    return written(target, new_head, landed, None, same)
 
 
 def _repair_message(git: Git, plan: FoldPlan, base: str | None, ident: str | None) -> str:

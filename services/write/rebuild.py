@@ -44,17 +44,17 @@ from syncdesk.services.git.commit import (
     should_sign,
     with_signoff,
 )
-from syncdesk.services.git.refs import move_branch, read_target
+from syncdesk.services.git.refs import read_target
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.trees import clean_scratch, tree_of
 from syncdesk.services.sanitize import one_line
-from syncdesk.services.sync.anatomy import SyncMerge, find_sync_merge
+from syncdesk.services.sync.anatomy import SyncMerge
 from syncdesk.services.write.carry import carry_merge
-from syncdesk.services.write.checkout import after_move, require_clean_checkouts
+from syncdesk.services.write.checkout import require_clean_checkouts
+from syncdesk.services.write.landing import Target, land, remerge, sync_merge_to_rewrite
 from syncdesk.services.write.message import repair_message
 from syncdesk.services.write.models import RebuildResult
 from syncdesk.services.write.patchid import PatchComparison, compare_patches
-from syncdesk.services.write.repair import verify
 
 
 def rebuild_onto(
@@ -85,21 +85,21 @@ def rebuild_onto(
             f"expected {expected_head[:12]}; nothing was changed"
         )
     places = require_clean_checkouts(git, ref, short)
-    merge = _sync_merge(git, short, old_head, dev, main)
+    target = Target(short, ref, old_head, creates, tracking, places)
+    merge = sync_merge_to_rewrite(
+        git, short, old_head, dev, main,
+        none="to rebuild",
+        way_out="fold it first (syncdesk fold: one merge on the newest dev plus one repair, "
+        "the same files), then rebuild onto a newer dev",
+    )  # fmt: skip
     onto_sha = _onto(git, onto, dev, merge)
     learned = _learn(store, git, merge, old_head, short) if store is not None else 0
     carried = carry_merge(git, merge.dev_base, merge.slice_tip, merge.sha, onto_sha)
     new, conflicts, changes = carried.new, carried.conflicts, carried.changes
     ident = maintainer(git) if signoff else None
     sign = should_sign(git)
-    old_merge = read_commit(git, merge.sha)
-    new_merge = create_commit(
-        git,
-        changes.tree,
-        (onto_sha, merge.slice_tip),
-        _message(git, old_merge.message, ident),
-        author=old_merge.author,
-        sign=sign,
+    new_merge = remerge(
+        git, merge.sha, changes.tree, (onto_sha, merge.slice_tip), signoff=ident, sign=sign
     )
     new_head, expected_tree = new_merge, changes.tree
     repair_conflicts: tuple[str, ...] = ()
@@ -115,12 +115,10 @@ def rebuild_onto(
             sign=sign,
         )
         expected_tree, repair_conflicts = applied.tree, applied.conflicted
-    reason = f"rebuild {short} onto {onto_sha[:12]}"
-    backup = move_branch(git, short, new_head, old_head, reason, create=creates)
-    note = after_move(places, short, old_head, new_head, tracking if creates else None)
-    anatomy_ok, problems, tree_ok = verify(
-        git, ref, new_head, expected_tree, dev, main, expect_repair=bool(merge.on_top)
-    )
+    landed = land(
+        git, target, new_head, f"rebuild {short} onto {onto_sha[:12]}",
+        expected_tree=expected_tree, dev=dev, main=main, expect_repair=bool(merge.on_top),
+    )  # fmt: skip
     patch = _compare(git, merge, old_head, new_merge, new_head)
     return RebuildResult(
         branch=short,
@@ -128,35 +126,22 @@ def rebuild_onto(
         new_head=new_head,
         new_merge=new_merge,
         onto=onto_sha,
-        backup_ref=backup,
+        backup_ref=landed.backup_ref,
         carried_files=conflicts.files,
         carried_hunks=conflicts.hunks,
         left=_left(git, new, new_head, conflicts.uncovered),
         evil_carried=changes.carried,
         not_carried=changes.not_carried,
         repair_conflicts=repair_conflicts,
-        anatomy_ok=anatomy_ok,
-        problems=problems,
-        tree_verified=tree_ok,
+        anatomy_ok=landed.anatomy_ok,
+        problems=landed.problems,
+        tree_verified=landed.tree_verified,
         patch_id_same=patch.same,
         patch_note=patch.note,
         learned_hunks=learned,
         checked_out_in=places,
-        note=note,
+        note=landed.note,
     )
-
-
-def _sync_merge(git: Git, branch: str, head: str, dev: str, main: str) -> SyncMerge:
-    merge = find_sync_merge(git, head, dev, main)
-    if merge is None:
-        raise ServiceError(f"{one_line(branch)} has no sync merge to rebuild")
-    if merge.merges_on_top:
-        raise ServiceError(
-            f"merge {merge.merges_on_top[0][:12]} of dev sits on top of the sync merge of "
-            f"{one_line(branch)}: fold it first (syncdesk fold: one merge on the newest dev "
-            "plus one repair, the same files), then rebuild onto a newer dev"
-        )
-    return merge
 
 
 def _onto(git: Git, onto: str, dev: str, merge: SyncMerge) -> str:
@@ -180,13 +165,11 @@ def _learn(store: ResolutionStore, git: Git, merge: SyncMerge, head: str, branch
     return remember(store, at_head.files, learned_from(where), where).hunks
 
 
-def _message(git: Git, message: str, ident: str | None) -> str:
-    return with_signoff(message, ident) if ident else message
-
-
 def _repair_message(git: Git, repairs: list[CommitInfo], branch: str, ident: str | None) -> str:
+    """The old repair's message (several: the first's, listing the others), signed off."""
     if len(repairs) == 1:
-        return _message(git, repairs[0].message, ident)
+        message = repairs[0].message
+        return with_signoff(message, ident) if ident else message
     squashed = [(c.sha, c.subject) for c in repairs[1:]]
     return repair_message(git, repairs[0].message, branch, (), squashed=squashed, signoff=ident)
 

@@ -32,7 +32,7 @@ from syncdesk.services.git.commit import (
     should_sign,
     with_signoff,
 )
-from syncdesk.services.git.refs import move_branch, read_target
+from syncdesk.services.git.refs import read_target
 from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import write_blob
 from syncdesk.services.git.trees import (
@@ -46,9 +46,9 @@ from syncdesk.services.git.trees import (
     tree_of,
 )
 from syncdesk.services.sanitize import one_line, visible
-from syncdesk.services.sync.anatomy import SyncMerge, check_anatomy, find_sync_merge
-from syncdesk.services.sync.slice import main_line
-from syncdesk.services.write.checkout import after_move, require_clean_checkouts
+from syncdesk.services.sync.anatomy import SyncMerge
+from syncdesk.services.write.checkout import require_clean_checkouts
+from syncdesk.services.write.landing import Target, land, sync_merge_to_rewrite, written
 from syncdesk.services.write.message import repair_message
 from syncdesk.services.write.models import FileChange, RepairPlan, WriteResult
 from syncdesk.services.write.patchid import compare_patches
@@ -187,57 +187,18 @@ def write_repair(git: Git, plan: RepairPlan) -> WriteResult:
     if git.run(["cat-file", "-e", f"{plan.new_tree}^{{tree}}"], check=False).status != 0:
         raise ServiceError("the planned tree is no longer in the repository: preview again")
     places = require_clean_checkouts(git, ref, short)
+    target = Target(short, ref, plan.old_head, plan.creates, plan.tracking, places)
     new_head = create_commit(
         git, plan.new_tree, (plan.merge,), plan.message, author=plan.author, sign=plan.sign
     )
     paths = ", ".join(visible(change.path) for change in plan.changes[:3]) or "squash"
-    backup = move_branch(
-        git, short, new_head, plan.old_head, f"repair {short}: {paths}", create=plan.creates
-    )
-    note = after_move(places, short, plan.old_head, new_head, plan.tracking)
-    anatomy_ok, problems, tree_ok = verify(git, ref, new_head, plan.new_tree, plan.dev, plan.main)
+    landed = land(
+        git, target, new_head, f"repair {short}: {paths}",
+        expected_tree=plan.new_tree, dev=plan.dev, main=plan.main,
+    )  # fmt: skip
     previous = (plan.merge, plan.old_head) if plan.replaces else None
     patch = compare_patches(git, previous, (plan.merge, new_head))
-    return WriteResult(
-        branch=short,
-        old_head=plan.old_head,
-        new_head=new_head,
-        backup_ref=backup,
-        anatomy_ok=anatomy_ok,
-        problems=problems,
-        tree_verified=tree_ok,
-        patch_id_same=patch.same,
-        patch_note=patch.note,
-        checked_out_in=places,
-        note=note,
-    )
-
-
-def verify(
-    git: Git,
-    ref: str,
-    new_head: str,
-    expected_tree: str,
-    dev: str,
-    main: str,
-    *,
-    expect_repair: bool = True,
-) -> tuple[bool, tuple[str, ...], bool]:
-    """Re-read what was written: ``(anatomy ok, problems, tree verified)``."""
-    now = git.run(["rev-parse", "--verify", "--quiet", ref], check=False).text.strip()
-    problems: list[str] = []
-    if now != new_head:
-        problems.append(f"the branch is at {now[:12] or 'nothing'}, not at {new_head[:12]}")
-    merge = find_sync_merge(git, new_head, dev, main)
-    line = main_line(git, merge.dev_base, main) if merge is not None else []
-    anatomy = check_anatomy(new_head, merge, line)
-    problems.extend(problem.message for problem in anatomy.problems)
-    shape = (anatomy.repair == new_head) if expect_repair else (anatomy.merge == new_head)
-    if merge is not None and not shape:
-        expected = "exactly one repair" if expect_repair else "no commit"
-        problems.append(f"expected {expected} on top of the merge, found {len(anatomy.on_top)}")
-    tree_ok = now == new_head and tree_of(git, new_head) == expected_tree
-    return anatomy.ok and shape, tuple(problems), tree_ok
+    return written(target, new_head, landed, patch.same, patch.note)
 
 
 def diff_stat(git: Git, old: str, new: str) -> str:
@@ -262,19 +223,13 @@ def diff_text(git: Git, old: str, new: str, limit: int = PATCH_LIMIT) -> str:
 
 
 def _sync_merge(git: Git, branch: str, head: str, dev: str, main: str) -> SyncMerge:
-    merge = find_sync_merge(git, head, dev, main)
-    if merge is None:
-        raise ServiceError(
-            f"{one_line(branch)} has no sync merge (parent 1 on dev, parent 2 on main): "
-            "there is no repair to write"
-        )
-    if merge.merges_on_top:
-        raise ServiceError(
-            f"merge {merge.merges_on_top[0][:12]} of dev sits on top of the sync merge of "
-            f"{one_line(branch)}: rebuild it first as one merge on the newest dev plus one "
-            "repair, the same files (O on the Slice screen, or syncdesk fold), then write"
-        )
-    return merge
+    """The sync merge to write a repair on; none, or a merge of dev above it, is refused."""
+    return sync_merge_to_rewrite(
+        git, branch, head, dev, main,
+        none="(parent 1 on dev, parent 2 on main): there is no repair to write",
+        way_out="rebuild it first as one merge on the newest dev plus one repair, the same "
+        "files (O on the Slice screen, or syncdesk fold), then write",
+    )  # fmt: skip
 
 
 def _last_per_path(changes: Sequence[FileChange]) -> list[FileChange]:

@@ -12,20 +12,18 @@ Like the small demo (:mod:`syncdesk.services.demo.world`): built in a
 temporary directory beside the target and renamed into place, ``facts.json``
 written last, reused only when it names this builder version and spec and the
 branches still point where it says; git runs in the small demo's sealed
-environment (:func:`~syncdesk.services.demo.world.sealed_environment`).
+environment (:func:`~syncdesk.services.demo.built.sealed_environment`).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 from syncdesk.services.conflicts.merge_tree import group_conflicts, merge_tree
+from syncdesk.services.demo.built import Builder, build_or_reuse, sealed_environment
+from syncdesk.services.demo.built import reusable as reused_world
 from syncdesk.services.demo.facts import DemoBuildError
 from syncdesk.services.demo.history import MAINTAINER
 from syncdesk.services.demo.large.history import ADVANCE_MERGED, CONFTEST, LargePlanner, Plan
@@ -45,15 +43,11 @@ from syncdesk.services.demo.large.spec import (
     LargeSpec,
 )
 from syncdesk.services.demo.large.stream import FastImportStream
-from syncdesk.services.demo.world import locked, sealed_environment
-from syncdesk.services.errors import GitCommandError, ServiceError, os_reason
 from syncdesk.services.git.objects import scratch_objects
 from syncdesk.services.git.runner import Git, init_repository
 from syncdesk.services.git.trees import changed_paths
 
 BUILDER_VERSION = 1
-FACTS_FILE = "facts.json"
-REPO_DIR = "repo"
 DEFAULT_SPEC = LargeSpec()  # frozen: safe as a default argument
 RANGES_PER_FILE = 4
 
@@ -66,75 +60,15 @@ def build_large_world(
 ) -> LargeFacts:
     """Build the large world in ``directory/"repo"``, or reuse it, and return its facts.
 
-    A world is reused when ``directory/facts.json`` was written by this
-    ``BUILDER_VERSION`` for an equal ``spec`` and its branches still point
-    where the facts say; otherwise it is rebuilt from scratch (same SHAs).
-    Concurrent calls on one directory are serialised with a lock file.
+    How a world is reused, installed and locked is :mod:`syncdesk.services.demo.built`.
     ``on_build`` is called once a build starts (not when the world is reused).
     """
-    spec.validate()
-    directory = directory.resolve()
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with locked(directory):
-            reused = reusable(directory, spec)
-            if reused is not None:
-                return reused
-            if on_build is not None:
-                on_build()
-            for orphan in directory.glob(".build-*"):  # left by a killed build
-                shutil.rmtree(orphan, ignore_errors=True)
-            staging = Path(tempfile.mkdtemp(prefix=".build-", dir=directory))
-            try:
-                facts = _build(staging / REPO_DIR, staging, spec)
-                final = replace(facts, repo=directory / REPO_DIR)
-                _install(directory, staging, final, spec)
-            except GitCommandError as error:
-                raise DemoBuildError(error.message) from error
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
-            return final
-    except OSError as error:  # a directory that cannot be made or written, a full disk
-        reason = os_reason(error)
-        raise DemoBuildError(f"cannot build the large world in {directory}: {reason}") from None
+    return build_or_reuse(directory, spec, BUILDER, on_build)
 
 
 def reusable(directory: Path, spec: LargeSpec = DEFAULT_SPEC) -> LargeFacts | None:
     """The facts of the world already built in ``directory`` for ``spec``, or None."""
-    try:
-        saved = json.loads((directory / FACTS_FILE).read_text(encoding="utf-8"))
-        if saved.get("builder_version") != BUILDER_VERSION or saved.get("spec") != asdict(spec):
-            return None
-        facts = replace(LargeFacts.from_json(saved["facts"]), repo=directory / REPO_DIR)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-    if not (facts.repo / ".git").is_dir():
-        return None
-    branches = (facts.main_branch, facts.dev_branch, facts.sync_branch)
-    try:
-        git = Git(facts.repo, env=sealed_environment(directory, facts.repo))
-        run = git.run(["rev-parse", *(f"refs/heads/{name}" for name in branches)], check=False)
-    except ServiceError:
-        return None
-    if run.status != 0 or run.text.split() != [facts.main_tip, facts.dev_tip, facts.head]:
-        return None
-    return facts
-
-
-def _install(directory: Path, staging: Path, facts: LargeFacts, spec: LargeSpec) -> None:
-    # Facts go first and come back last: a crash in between only causes a rebuild.
-    (directory / FACTS_FILE).unlink(missing_ok=True)
-    target = directory / REPO_DIR
-    if target.exists():
-        shutil.rmtree(target)
-    os.replace(staging / REPO_DIR, target)
-    data = {"builder_version": BUILDER_VERSION, "spec": asdict(spec), "facts": facts.to_json()}
-    temporary = staging / FACTS_FILE
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, directory / FACTS_FILE)
+    return reused_world(directory.resolve(), spec, BUILDER)
 
 
 def _build(repo: Path, home: Path, spec: LargeSpec) -> LargeFacts:
@@ -194,6 +128,16 @@ def _build(repo: Path, home: Path, spec: LargeSpec) -> LargeFacts:
         name=NAME,
         pr_number=PR_NUMBER,
     )
+
+
+BUILDER: Builder[LargeFacts, LargeSpec] = Builder(
+    what="large world",
+    version=BUILDER_VERSION,
+    build=_build,
+    decode=LargeFacts.from_json,
+    moved=lambda facts, repo: replace(facts, repo=repo),
+    tips=lambda f: {f.main_branch: f.main_tip, f.dev_branch: f.dev_tip, f.sync_branch: f.head},
+)
 
 
 def _verify(git: Git, plan: Plan, shas: dict[str, str]) -> None:
