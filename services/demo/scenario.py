@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from syncdesk.services.demo import files, handwritten
-from syncdesk.services.demo.facts import ConflictFact
+from syncdesk.services.demo.facts import ConflictFact, DemoBuildError
 from syncdesk.services.demo.project import (
     ATTENTION,
     CHECKPOINT,
@@ -48,6 +48,31 @@ class Edit:
     subject: str
     body: str
     changes: Changes
+
+
+def merged_files(
+    base: dict[str, str], ours: dict[str, str], theirs: dict[str, str], resolved: Changes
+) -> dict[str, str]:
+    """A scripted merge's snapshot: one-sided changes taken, ``resolved`` applied on top.
+
+    A path both sides changed differently must be in ``resolved``: the script
+    says how its conflict is resolved (None: deleted).
+    """
+    result: dict[str, str] = {}
+    for path in sorted(set(base) | set(ours) | set(theirs)):
+        if path in resolved:
+            value = resolved[path]
+        else:
+            old, mine, other = base.get(path), ours.get(path), theirs.get(path)
+            if mine in (old, other):
+                value = other
+            elif other == old:
+                value = mine
+            else:
+                raise DemoBuildError(f"{path} changed on both branches with no scripted resolution")
+        if value is not None:
+            result[path] = value
+    return result
 
 
 @dataclass

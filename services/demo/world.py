@@ -37,7 +37,7 @@ from syncdesk.services.demo.history import (
 )
 from syncdesk.services.demo.objects import ObjectStore, ssh_signature
 from syncdesk.services.demo.project import make_project
-from syncdesk.services.demo.scenario import Script, build_scenario
+from syncdesk.services.demo.scenario import Script, build_scenario, merged_files
 from syncdesk.services.git.objects import read_objects, scratch_objects
 from syncdesk.services.git.runner import Git, init_repository
 from syncdesk.services.git.trees import changed_paths
@@ -101,25 +101,6 @@ class _Chain:
         return shas
 
 
-def merged_files(fork: Files, ours: Files, theirs: Files, story: Script) -> Files:
-    """The merge commit's snapshot: one-sided changes taken, the scenario's resolutions applied."""
-    result: Files = {}
-    for path in sorted(set(fork) | set(ours) | set(theirs)):
-        if path in story.merged:
-            value = story.merged[path]
-        else:
-            base, mine, other = fork.get(path), ours.get(path), theirs.get(path)
-            if mine in (base, other):
-                value = other
-            elif other == base:
-                value = mine
-            else:
-                raise DemoBuildError(f"{path} changed on both branches with no scripted resolution")
-        if value is not None:
-            result[path] = value
-    return result
-
-
 def _build(repo: Path, home: Path, spec: WorldSpec) -> DemoFacts:
     project = make_project(spec.scale, random.Random(7919 * spec.scale))
     story = build_scenario(project, spec.scale)
@@ -137,7 +118,7 @@ def _build(repo: Path, home: Path, spec: WorldSpec) -> DemoFacts:
     advanced = dev.run(history.advance, dev_base)
     slice_tip = main_shas[spec.slice_size - 1]
 
-    sync = _Chain(store, merged_files(fork, dev_base_files, slice_files, story))
+    sync = _Chain(store, merged_files(fork, dev_base_files, slice_files, story.merged))
     _check_resolutions(story, sync.files, dev_base_files, slice_files)
     who = MAINTAINER.at(history.merge_time)
     paths = [fact.path for fact in story.conflicts]

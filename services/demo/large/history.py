@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from syncdesk.services.demo import files as small_files
-from syncdesk.services.demo.facts import DemoBuildError
 from syncdesk.services.demo.history import (
     BOT,
     DEV_AUTHORS,
@@ -41,6 +40,7 @@ from syncdesk.services.demo.large.spec import (
     LargeSpec,
 )
 from syncdesk.services.demo.large.stream import PlannedCommit
+from syncdesk.services.demo.scenario import Changes, Edit, merged_files
 
 BASE_TIME = 1_735_689_600  # 2025-01-01 00:00 UTC
 MAIN_STEP = 90 * 60  # a main commit every hour and a half, on average
@@ -67,16 +67,6 @@ class FakeClock:
 ADVANCE_MERGED = 4  # dev commits after the dev base that the sync branch merges
 
 Files = dict[str, str]
-Changes = dict[str, str | None]
-
-
-@dataclass(frozen=True, slots=True)
-class Edit:
-    """A change with its subject (no PR suffix) and body."""
-
-    subject: str
-    body: str
-    changes: Changes
 
 
 @dataclass
@@ -119,25 +109,6 @@ def _combine(edits: list[Edit]) -> Edit:
         changes |= edit.changes
     extra = "".join(f"\n* {edit.subject}" for edit in edits[1:])
     return Edit(edits[0].subject, edits[0].body + ("\n" + extra if extra else ""), changes)
-
-
-def three_way(base: Files, ours: Files, theirs: Files, resolved: Changes) -> Files:
-    """The merge of ``ours`` and ``theirs``: one-sided changes taken, ``resolved`` applied."""
-    result: Files = {}
-    for path in set(base) | set(ours) | set(theirs):
-        if path in resolved:
-            value = resolved[path]
-        else:
-            old, mine, other = base.get(path), ours.get(path), theirs.get(path)
-            if mine in (old, other):
-                value = other
-            elif other == old:
-                value = mine
-            else:
-                raise DemoBuildError(f"{path} changed on both sides with no scripted resolution")
-        if value is not None:
-            result[path] = value
-    return result
 
 
 class LargePlanner:
@@ -491,7 +462,7 @@ class LargePlanner:
         main_tip_time = self._main(plan, fork, fork_key, fork_time)
         dev_files = self._dev(plan, fork, fork_key, fork_time, main_tip_time)
         merge_time = main_tip_time + 3 * HOUR
-        merged = three_way(fork, dev_files, plan.snapshots["slice_tip"], plan.story.resolved)
+        merged = merged_files(fork, dev_files, plan.snapshots["slice_tip"], plan.story.resolved)
         message = _merge_message(self.spec.slice_size, plan.story)
         parents = (plan.dev_base, plan.slice[-1])
         plan.commits.append(_ours("merge", message, merge_time, parents, _diff(dev_files, merged)))
@@ -600,7 +571,7 @@ class LargePlanner:
             if index != ADVANCE_MERGED - 1:
                 continue
             repaired = plan.snapshots["repair"]
-            merged = three_way(dev_files, repaired, files, {})
+            merged = merged_files(dev_files, repaired, files, {})
             message = f"Merge branch '{DEV_BRANCH}' into {SYNC_BRANCH}\n\n{MAINTAINER.signoff}\n"
             changes = _diff(repaired, merged)
             plan.commits.append(
