@@ -164,7 +164,7 @@ def build(directory: Path, rows: int = ROWS) -> World:
 # the peak of the whole tree, git included).
 _OWN = (
     "import resource, sys\n"
-    "from syncdesk.tui.cli import main\n"
+    "from syncdesk.tui.cli.run import main\n"
     "try:\n"
     "    code = main(sys.argv[1:])\n"
     "finally:\n"

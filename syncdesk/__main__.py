@@ -2,6 +2,6 @@
 
 import sys
 
-from syncdesk.tui.cli import main
+from syncdesk.tui.cli.run import main
 
 sys.exit(main())

@@ -29,7 +29,7 @@ from syncdesk.screens.status_screen import StatusScreen
 from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.sandbox.server import Sandbox
-from syncdesk.tui.cli import main
+from syncdesk.tui.cli.run import main
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from tests.prworld import pr_app
 from tests.syncrepo import SyncRepo, build_sync_repo

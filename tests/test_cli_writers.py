@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from syncdesk.tui.cli import main
+from syncdesk.tui.cli.run import main
 from tests.syncrepo import SyncRepo, build_sync_repo
 from tests.writing import approve_whole_file, branch_at, raw_git, refs
 

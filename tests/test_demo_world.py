@@ -378,7 +378,7 @@ def test_scale_grows_files_and_conflicts(world: DemoFacts, tmp_path):
 
 @pytest.mark.parametrize("where", ["/proc/nope", "/dev/null/demo"])
 def test_a_demo_directory_that_cannot_be_made_is_one_line(where, capsys):
-    from syncdesk.tui.cli import main
+    from syncdesk.tui.cli.run import main
 
     assert main(["demo", "--dir", where, "--no-open"]) == 1
     err = capsys.readouterr().err.splitlines()

@@ -19,7 +19,7 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
 from syncdesk.services.write.fold import fold_merges, plan_fold
 from syncdesk.tui.app import SyncDeskApp
-from syncdesk.tui.cli import main
+from syncdesk.tui.cli.run import main
 from syncdesk.tui.widgets.sync_summary import SyncSummary
 from tests.oursrepo import SLICE_SIZE, DevMerged, build_dev_merged
 from tests.syncrepo import build_sync_repo

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from syncdesk.tui.cli import main
+from syncdesk.tui.cli.run import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

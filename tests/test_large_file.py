@@ -142,7 +142,7 @@ def test_under_the_default_limit_the_same_file_is_read_hunk_by_hunk(tmp_path: Pa
 def test_the_report_names_it_too_large_and_the_audit_leaves_it_out(
     tmp_path: Path, capsys: Any
 ) -> None:
-    from syncdesk.tui.cli import main
+    from syncdesk.tui.cli.run import main
 
     built = build(tmp_path / "r")
     repo = str(built.repo.path)
@@ -169,7 +169,7 @@ def test_the_report_names_it_too_large_and_the_audit_leaves_it_out(
 def test_a_limit_that_is_not_a_positive_number_is_refused_in_one_line(
     tmp_path: Path, capsys: Any
 ) -> None:
-    from syncdesk.tui.cli import main
+    from syncdesk.tui.cli.run import main
 
     built = build(tmp_path / "r", limit=None)
     (built.repo.path / ".syncdesk.toml").write_text('large_file_limit = "big"\n')
@@ -182,7 +182,7 @@ def test_a_limit_that_is_not_a_positive_number_is_refused_in_one_line(
 async def test_the_workspace_takes_devs_file_by_id_and_the_repair_writes_that_blob(
     tmp_path: Path, capsys: Any
 ) -> None:
-    from syncdesk.tui.cli import main
+    from syncdesk.tui.cli.run import main
 
     built = build(tmp_path / "r")
     app = SyncDeskApp(open_sync(_options(built), user_config=Path("/nonexistent")))

@@ -22,7 +22,7 @@ from syncdesk.services.decisions.models import FileStatus
 from syncdesk.services.demo.world import build_world
 from syncdesk.services.write.checks import adjacent_duplicates, python_checks, syntax_error
 from syncdesk.tui.app import SyncDeskApp
-from syncdesk.tui.cli import main
+from syncdesk.tui.cli.run import main
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from tests.syncrepo import build_sync_repo
 from tests.waiting import saved, until, until_loaded, until_screen

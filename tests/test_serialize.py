@@ -161,7 +161,7 @@ def test_anything_not_json_ready_is_refused():
 def test_report_json_shows_the_maintainers_note_visible(
     pr_world: DemoFacts, pr_sandbox: Sandbox
 ) -> None:
-    from syncdesk.tui.cli import _report_output
+    from syncdesk.tui.cli.reads import report_output
 
     decide(
         Git(pr_world.repo), "lumen-ai/lumen", PR_NUMBER, "F8", Decision(Disposition.FIX_HERE, NOTE)
@@ -169,7 +169,7 @@ def test_report_json_shows_the_maintainers_note_visible(
     session = open_sync(
         SyncOptions(repo=pr_world.repo, head=pr_world.sync_branch), user_config=Path("/nonexistent")
     )
-    output = _report_output(session, "json", sandbox_link(pr_sandbox))  # what stdout gets
+    output = report_output(session, "json", sandbox_link(pr_sandbox))  # what stdout gets
     data = assert_safe_json(output)
     f8 = next(f for f in data["findings"] if f["id"] == "F8")
     assert (f8["decided"], f8["disposition"]) == (True, "fix-here")

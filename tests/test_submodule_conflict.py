@@ -77,7 +77,7 @@ def test_the_conflict_reads_as_a_submodule_resolved_as_dev(tmp_path: Path) -> No
 
 
 def test_the_report_lists_it_and_exits_zero(tmp_path: Path, capsys: Any) -> None:
-    from syncdesk.tui.cli import main
+    from syncdesk.tui.cli.run import main
 
     built = build(tmp_path / "r")
     repo = str(built.repo.path)
@@ -91,7 +91,7 @@ def test_the_report_lists_it_and_exits_zero(tmp_path: Path, capsys: Any) -> None
 def test_choosing_mains_commit_writes_the_gitlink_into_the_repair(
     tmp_path: Path, capsys: Any
 ) -> None:
-    from syncdesk.tui.cli import main
+    from syncdesk.tui.cli.run import main
 
     built = build(tmp_path / "r")
     git = Git(built.repo.path)

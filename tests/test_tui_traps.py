@@ -30,7 +30,7 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.sandbox.server import Sandbox
 from syncdesk.services.sync.config import user_config_path
 from syncdesk.tui.app import SyncDeskApp
-from syncdesk.tui.cli import main
+from syncdesk.tui.cli.run import main
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.threeway import ThreeWayView

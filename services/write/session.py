@@ -233,8 +233,15 @@ def rebuild_question(report: SyncReport) -> str:
     )
 
 
-def rebuild_confirmed(session: SyncSession, head: str, onto: str) -> RebuildResult:
-    """Rebuild the session's sync on ``onto``, only if the branch is still at ``head``."""
+def rebuild_confirmed(
+    session: SyncSession, head: str | None, onto: str, store: ResolutionStore | None = None
+) -> RebuildResult:
+    """Rebuild the session's sync on ``onto``, only if the branch is still at ``head``.
+
+    ``head`` None: wherever the branch is now (the command line, which asks
+    nothing first). The old resolutions are learned into ``store`` (else the
+    repository's own), whose notes say what it had to set aside.
+    """
     refs = session.refs
     return rebuild_onto(
         session.git,
@@ -242,7 +249,7 @@ def rebuild_confirmed(session: SyncSession, head: str, onto: str) -> RebuildResu
         onto,
         dev=refs.dev,
         main=refs.main,
-        store=ResolutionStore.open(session.git),
+        store=store if store is not None else ResolutionStore.open(session.git),
         tracking=write_tracking(session),
         expected_head=head,
     )
