@@ -74,9 +74,7 @@ def parse_commit_object(raw: bytes, errors: str = "surrogateescape") -> CommitOb
     is then exactly the text git signed.
     """
     head, _, body = raw.partition(b"\n\n")
-    encoding = next(
-        (line[9:] for line in head.split(b"\n") if line.startswith(b"encoding ")), b""
-    )
+    encoding = next((line[9:] for line in head.split(b"\n") if line.startswith(b"encoding ")), b"")
     codec = message_codec(encoding)
     fields: dict[str, list[str]] = {}
     payload: list[str] = []
