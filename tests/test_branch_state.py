@@ -174,7 +174,7 @@ def test_modify_delete_kept_as_modified_is_listed(repo):
 def test_the_report_lists_the_same_remerge_files_merging_the_parents_once(
     repo, monkeypatch
 ) -> None:
-    """The report adds the conflicts it read to the list, instead of a third merge of its own."""
+    """The report lists the remerge-diff files from the one merge that reads the conflicts."""
     from pathlib import Path
 
     from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
@@ -186,11 +186,24 @@ def test_the_report_lists_the_same_remerge_files_merging_the_parents_once(
     run = Git.run
 
     def recording(self, args, **kwargs):
-        if "merge-tree" in args:
+        if "merge-tree" in args or "--remerge-diff" in args:
             merges.append(list(args))
         return run(self, args, **kwargs)
 
     monkeypatch.setattr(Git, "run", recording)
     report = load_report(session, detail=False)
     assert report.stats.remerge_diff_files == alone.remerge_diff_files == ("legacy.py",)
-    assert len(merges) == 1
+    assert len(merges) == 1  # neither a --remerge-diff nor a second merge-tree
+
+
+def test_the_reports_remerge_list_is_what_git_shows_on_a_sync_with_a_repair(tmp_path):
+    from pathlib import Path
+
+    from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+
+    built = build_sync_repo(tmp_path / "r")
+    options = SyncOptions(repo=built.path, head=built.head)
+    report = load_report(open_sync(options, user_config=Path("/nonexistent")), detail=False)
+    shown = remerge_diff_headers(built.repo, built.sync_merge)
+    assert shown  # the resolution changed files: the comparison says something
+    assert set(report.stats.remerge_diff_files) == shown

@@ -213,6 +213,9 @@ class ConflictSet:
     messages: tuple[str, ...]  # conflict messages about no conflicted file (sanitized)
     # Every path merge-tree listed with index stages (raw): what ``merge-tree --name-only`` prints.
     stage_paths: tuple[str, ...] = ()
+    # Asked for (read_conflicts' remerge_of): the paths the sync merge's recorded
+    # result changes against this re-merge (raw), what --remerge-diff --name-only lists.
+    remerged: tuple[str, ...] = ()
 
     def file(self, path: str) -> ConflictFile | None:
         """The conflict at ``path`` (or with ``path`` among its old paths)."""

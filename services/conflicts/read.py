@@ -37,20 +37,29 @@ from syncdesk.services.conflicts.models import ConflictSet
 from syncdesk.services.errors import MissingRefError
 from syncdesk.services.git.objects import GitObject, read_objects, scratch_objects
 from syncdesk.services.git.runner import Git
-from syncdesk.services.git.trees import GITLINK, entries_at
+from syncdesk.services.git.trees import GITLINK, changed_paths, entries_at
 from syncdesk.services.sanitize import visible
 
 
-def read_conflicts(git: Git, dev_side: str, main_side: str, head: str | None) -> ConflictSet:
+def read_conflicts(
+    git: Git, dev_side: str, main_side: str, head: str | None, *, remerge_of: str | None = None
+) -> ConflictSet:
     """Merge ``dev_side`` (parent 1) with ``main_side`` (parent 2); read ``head``'s resolutions.
 
     ``head`` is None for a sync that is not built yet: every conflict is then
-    ``unresolved``.
+    ``unresolved``. With ``remerge_of`` (the sync merge of these two parents),
+    the files its recorded result changes against this re-merge are listed too
+    (:attr:`ConflictSet.remerged`): what ``git show --remerge-diff`` lists, from
+    the same merge instead of a second one.
     """
     dev_sha, main_sha = _full(git, dev_side), _full(git, main_side)
     head_sha = _full(git, head) if head is not None else None
+    remerged: tuple[str, ...] = ()
     with scratch_objects(git) as env:
         output = merge_tree(git, dev_sha, main_sha, env)
+        if remerge_of is not None:
+            # The re-merged tree lives in the scratch store: compared while it exists.
+            remerged = tuple(changed_paths(git, output.tree, remerge_of, env=env))
         groups = group_conflicts(output)
         contents, infos = _wanted(groups, output.tree, head_sha)
         # Versions over the limit come without content: their files are resolved whole.
@@ -69,8 +78,9 @@ def read_conflicts(git: Git, dev_side: str, main_side: str, head: str | None) ->
         if message.type.startswith("CONFLICT") and not grouped.intersection(message.paths)
     )
     return ConflictSet(
-        dev_sha, main_sha, head_sha, output.tree, output.clean, files, loose, tuple(output.stages)
-    )
+        dev_sha, main_sha, head_sha, output.tree, output.clean, files, loose,
+        tuple(output.stages), remerged,
+    )  # fmt: skip
 
 
 def _full(git: Git, rev: str) -> str:

@@ -89,7 +89,9 @@ def line_stats(
     including files git would have merged cleanly but the resolution altered.
     ``conflicted`` is what re-merging the parents lists as conflicted, when
     the caller has it (``ConflictSet.stage_paths``); None: merged again here.
-    Pass ``()`` and :func:`with_conflicted` later to overlap the two merges.
+    A caller that reads the conflicts anyway passes ``merge`` None (line counts
+    only) and adds ``ConflictSet.remerged`` and ``stage_paths`` with
+    :func:`with_conflicted`: one merge of the parents instead of two.
     """
     stats = parse_numstat(
         git.fields("diff", "--numstat", "-z", "--no-renames", dev_base, head, "--", "*.py")
@@ -120,7 +122,7 @@ def line_stats(
 
 
 def with_conflicted(stats: Stats, conflicted: Iterable[str]) -> Stats:
-    """``stats`` with the conflicted files added to its remerge-diff list (see line_stats)."""
+    """``stats`` with ``conflicted`` (and any re-merge list) added to its remerge-diff list."""
     return replace(stats, remerge_diff_files=_names([*stats.remerge_diff_files, *conflicted]))
 
 

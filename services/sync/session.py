@@ -216,13 +216,15 @@ def load_report(
         # (the one definition of ours, services/sync/ours.py), as for the audit.
         newest_dev = ours.dev if ours is not None else dev_base
         protected = ahead.ask(protected_files, git, refs.head, newest_dev, config.keep_dev)
-        # The remerge-diff list needs the conflicted files: the conflicts read below,
-        # added after, so the parents are merged twice (remerge-diff, here), not three times.
-        stats = ahead.ask(line_stats, git, dev_base, refs.head, merge.sha if merge else None, ())
+        # The remerge-diff list comes with the conflicts read below, from their one
+        # merge of the parents: here only the line counts.
+        stats = ahead.ask(line_stats, git, dev_base, refs.head, None)
         steps("Reading the conflicts")
         conflicts = None
         if merge is not None:
-            conflicts = read_conflicts(git, merge.dev_base, merge.slice_tip, refs.head)
+            conflicts = read_conflicts(
+                git, merge.dev_base, merge.slice_tip, refs.head, remerge_of=merge.sha
+            )
         elif the_slice.tip is not None:  # not built yet: what the next sync would meet
             conflicts = read_conflicts(git, dev_base, the_slice.tip, None)
         blamed = audit = None
@@ -249,7 +251,7 @@ def load_report(
         attribution = blamed.result() if blamed is not None else None
         remerged = stats.result()
         if merge is not None and conflicts is not None:
-            remerged = with_conflicted(remerged, conflicts.stage_paths)
+            remerged = with_conflicted(remerged, [*conflicts.remerged, *conflicts.stage_paths])
         branch = advanced.result(), protected.result(), remerged
     return SyncReport(
         repo=session.repo_path,
