@@ -36,10 +36,10 @@ if TYPE_CHECKING:
 
 def demo_command(args: argparse.Namespace) -> int:
     """``demo``: the demo world's path or report, and the desk opened on it."""
-    from syncdesk.services.sandbox.demo.scenario import demo_scenario
-
     if args.scale == "large":
         return _large_demo(args)
+    from syncdesk.services.sandbox.demo.scenario import demo_scenario
+
     facts = _demo_world(args.dir)
     return _show_demo(args, facts.repo, facts.sync_branch, partial(demo_scenario, facts))
 

@@ -180,8 +180,9 @@ def _traced_output(args: argparse.Namespace, findings: list[Finding]) -> str:
     from syncdesk.services.report.findings import traced_json, traced_text
 
     traced = trace_findings(open_sync(replace(sync_options(args), repo=args.trace_repo)), findings)
-    json_text = to_json_text(traced_json(traced)) if args.format == "json" else ""
-    return json_text or traced_text(traced)
+    if args.format == "json":
+        return to_json_text(traced_json(traced))
+    return traced_text(traced)
 
 
 def learn_command(args: argparse.Namespace) -> int:
@@ -191,7 +192,7 @@ def learn_command(args: argparse.Namespace) -> int:
     learned = learn_branch(session.git, args.ref, session.refs.dev, session.refs.main, store)
     print(
         f"Learned {learned.hunks} hunk and {learned.files} whole-file resolutions "
-        f"from {learned.ref}"
+        f"from {one_line(learned.ref)}"
         + (f" ({learned.skipped} left unresolved there)" if learned.skipped else "")
     )
     for note in store.notes:
