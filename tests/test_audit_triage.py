@@ -266,6 +266,55 @@ def test_data_files_are_counted_and_policy_files_shown_as_policy(tmp_path: Path)
     assert lost.evidence == "override-from-main file: the policy decides it"
 
 
+def test_a_policy_file_keeps_dev_statements_main_holds_in_its_own_layout(tmp_path: Path) -> None:
+    # dev black-formatted two statements of the shared base and added a third; main
+    # kept its compact, backslash-continued style and wrote a method whose own
+    # parameters are dev's new function's, indented otherwise. The override takes
+    # main's file.
+    base = (
+        "def check(args, names):\n"
+        "    assert args.multi, \\\n"
+        '        "--names requires --multi"\n'
+        "    size = args.world * args.micro\n"
+        "    return size\n"
+    )
+    dev = (
+        "def check(args, names):\n"
+        "    assert (\n"
+        "        args.multi\n"
+        '    ), "--names requires --multi"\n'
+        "    size = (\n"
+        "        args.world * args.micro\n"
+        "    )\n"
+        "    return size\n"
+        "\n"
+        "\n"
+        "def flops(\n"
+        "    tokens,\n"
+        "    hidden,\n"
+        "):\n"
+        "    return tokens * hidden\n"
+    )
+    main = base + (
+        "\n\nclass Attention:\n"
+        "    def forward(\n        tokens,\n        hidden,\n    ):\n"
+        "        return tokens * hidden\n"
+    )
+    sync = build(tmp_path / "r", {"train.py": base}, {"train.py": dev}, {"train.py": main},
+                 {"train.py": main})  # fmt: skip
+    audit = sync.audit(AuditPolicy(override_from_main=("train.py",)))
+    for line in ("assert (", "args.multi", "size = (", "args.world * args.micro"):
+        kept = finding(audit, line)
+        assert kept.classification is Classification.REFORMATTED, line
+        assert kept.judgment is not None and not kept.judgment.flagged
+    # The whole statement must be there: lines equal but for their indentation to
+    # those of main's method are no sign of dev's function, still the policy's loss.
+    for line in ("def flops(", "tokens,", "hidden,"):
+        lost = finding(audit, line)
+        assert lost.classification is Classification.BY_POLICY, line
+        assert lost.judgment is not None and lost.judgment.flagged
+
+
 def test_dev_merged_on_top_is_not_judged(tmp_path: Path) -> None:
     gap = "".join(f"K{n} = {n}\n" for n in range(5))  # keeps A's and B's changes apart
     base = {"m.py": f"A = 1\n{gap}B = 2\n"}

@@ -24,7 +24,7 @@ when every innocent explanation failed. The rules share one
 files read once) and write into one
 :class:`~syncdesk.services.audit.classified.Classified`; each is a function named
 for it in the module named (``_audited`` and ``_explain_the_rest`` below run them,
-numbered as here). A policy file's lines meet only rules 8 and 3.
+numbered as here). A policy file's lines meet only rules 5, 8 and 3.
 
 1. *ignored*, and counted: trivial lines, which hold no letter or digit, and
    the lines of binary files (a NUL in the first 8000 bytes, git's test).
@@ -32,7 +32,8 @@ numbered as here). A policy file's lines meet only rules 8 and 3.
    up per file, not listed line by line.
 3. *by policy*: the lines of keep-dev and override-from-main files (shown,
    never hidden: the policy, not the merge, decided those files), except a
-   still-referenced definition (8), which stays an accident there too.
+   statement the file holds rewrapped (5) and a still-referenced definition
+   (8), which stays an accident there too.
 4. *removed on main*: a slice commit removed that exact line from that file
    (most lost lines, and the cheapest test: asked first). ``removals``.
 5. *reformatted*: the Python statement holding the line is in the result
@@ -313,13 +314,23 @@ def _audited(
         unexplained = moved_or_reformatted(facts, classified, unexplained)
         steps.check()
         unexplained = reflowed(facts, classified, unexplained)
+        # A policy takes the other side's file whole, and where that file holds dev's
+        # statement laid out in its own style (main's compact or backslash-continued
+        # lines for black's), nothing dev wrote is gone: 5, which matches whole
+        # statements. Not 6 and 7, which match lines or runs of lines: in a file nobody
+        # merged, ``total_tokens,`` found in another function is no sign of dev's line.
+        decided = {(item.path, item.line): policy for item, policy in placed.by_policy}
+        by_policy = rewrapped(facts, classified, [item for item, _ in placed.by_policy])
         steps.check()
-        # 8. still referenced, else 3. by policy: the policy files' lines.
-        for item, decided in placed.by_policy:
+        # 8. still referenced, else 3. by policy: the policy files' lines left.
+        for item in by_policy:
             # A policy takes the file whole; a definition it dropped that the
             # result still uses is an accident all the same (a test importing it).
             referenced = still_referenced(facts, item)
-            classified.add(referenced or finding(item, Classification.BY_POLICY, detail=decided))
+            policy_named = decided[item.path, item.line]
+            classified.add(
+                referenced or finding(item, Classification.BY_POLICY, detail=policy_named)
+            )
         steps.check()
         dev_regions, main_regions = (
             (regions[0].result(), regions[1].result()) if regions is not None else ({}, {})
