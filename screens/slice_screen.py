@@ -16,6 +16,7 @@ from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.desk import DeskScreen
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.models import Anatomy, Slice, SyncReport
+from syncdesk.services.sync.results import results_notes
 from syncdesk.services.sync.session import SyncSession, load_report, reopen
 from syncdesk.services.workspace.approvals import approvals
 from syncdesk.services.write.fold import fold_question
@@ -99,7 +100,8 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         report = load_report(session, steps=steps, detail=False, early=self._early_from_thread)
         conflicts = report.conflicts
         approved, notes = approvals(session.git, conflicts) if conflicts is not None else (0, ())
-        for note in notes:  # a corrupt state set aside: said here, as the CLI says it
+        # A corrupt state set aside, a cache entry computed again: said here, as the CLI does.
+        for note in (*notes, *results_notes(session)):
             self.app.call_from_thread(
                 self.notify, note, severity="warning", markup=False, timeout=15
             )

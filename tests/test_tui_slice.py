@@ -225,7 +225,7 @@ async def test_the_slice_is_shown_while_the_conflicts_are_still_read(
         release.wait(timeout=60)
         return reading(*args, **kwargs)
 
-    monkeypatch.setattr("syncdesk.services.sync.session.read_conflicts", held)
+    monkeypatch.setattr("syncdesk.services.sync.results.read_conflicts", held)
     app = SyncDeskApp(demo_session(demo_facts))
     async with app.run_test(size=SIZE) as pilot:
         table = app.screen.query_one(SliceTable)

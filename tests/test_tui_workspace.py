@@ -88,7 +88,7 @@ async def test_every_conflict_is_listed_with_its_type(tmp_path: Path) -> None:
         assert screen.query_one(ConflictList).row_count == len(facts.conflicts)
 
 
-async def test_the_workspace_uses_the_conflicts_the_slice_read_and_r_merges_again(
+async def test_the_workspace_uses_the_conflicts_the_slice_read_and_r_reads_a_new_head(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
     facts = build_world(tmp_path / "world")
@@ -117,8 +117,18 @@ async def test_the_workspace_uses_the_conflicts_the_slice_read_and_r_merges_agai
         screen = await until_loaded(pilot, WorkspaceScreen)
         assert merges() == by_the_slice  # the same refs: no second merge
         assert screen.query_one(ConflictList).row_count == len(facts.conflicts)
-        await pilot.press("r")  # a reload reads the repository again
-        await until(pilot, lambda: merges() > by_the_slice, "r merged again")
+        # A reload reads the refs again. With nothing moved it is served the conflicts
+        # kept by commit (no merge); once the branch moved, it merges for the new head.
+        await pilot.press("r")
+        screen = await until_loaded(pilot, WorkspaceScreen)
+        assert merges() == by_the_slice
+        git = Git(facts.repo)
+        head = git.text("rev-parse", facts.sync_branch).strip()
+        tree = git.text("rev-parse", f"{head}^{{tree}}").strip()
+        moved = git.text("commit-tree", tree, "-p", head, "-m", "an empty fix on top").strip()
+        git.run(["update-ref", f"refs/heads/{facts.sync_branch}", moved, head])
+        await pilot.press("r")
+        await until(pilot, lambda: merges() > by_the_slice, "r merged for the new head")
         await until_loaded(pilot, WorkspaceScreen)
 
 

@@ -32,6 +32,7 @@ from syncdesk.services.conflicts.models import ConflictSet
 from syncdesk.services.progress import Steps
 from syncdesk.services.report.audit import judged_line
 from syncdesk.services.sync.policies import policy_for
+from syncdesk.services.sync.results import results_notes
 from syncdesk.services.sync.session import SyncSession, reopen
 from syncdesk.services.workspace.load import load_accidents, load_workspace
 from syncdesk.tui.memory import release_freed_memory
@@ -179,6 +180,8 @@ class WorkspaceScreen(
             return
         self.data = replace(self.data, audit=audit, dev_files=dev_files)
         self._dev_files.update(dev_files)
+        for note in results_notes(self.session):  # the audit's entry was unreadable
+            self.notify(note, severity="warning", markup=False)
         gc.freeze()  # long-lived, like the load's facts (see DeskScreen)
         release_freed_memory()  # the audit's blobs and lines: 70 MB on a Megatron sync
         if audit.dev and audit.dev != audit.dev_base:
@@ -198,7 +201,7 @@ class WorkspaceScreen(
         config = self.session.config
         self.policies = {f.path: policy_for(f.path, config) for f in data.conflicts.files}
         self.query_one("#ws-body").display = True
-        for note in data.loaded.notes:
+        for note in (*data.loaded.notes, *results_notes(self.session)):
             self.notify(note, severity="warning", markup=False)
         if data.merges_on_top:
             self.notify(

@@ -133,6 +133,7 @@ class Git:
             self._location.append(f"--work-tree={self.work_tree}")
         self._executor = gitpython.Git(self.work_tree or self.git_dir)
         self._room: list[str] | None = None
+        self._version: tuple[int, int] | None = None
         self._objects: Path | None = None
         self._common: Path | None = None
 
@@ -257,8 +258,10 @@ class Git:
         return result.status == 0
 
     def version(self) -> tuple[int, int]:
-        """git's ``(major, minor)`` version."""
-        return parse_version(self.text("version"))
+        """git's ``(major, minor)`` version (asked once per handle)."""
+        if self._version is None:
+            self._version = parse_version(self.text("version"))
+        return self._version
 
     def require_version(self) -> None:
         """Refuse a git without ``merge-tree --write-tree`` (2.38)."""

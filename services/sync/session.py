@@ -14,10 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from syncdesk.services.audit.broken import with_breakage
-from syncdesk.services.audit.hook import hook_refs
-from syncdesk.services.audit.lost_lines import audit_sync
-from syncdesk.services.conflicts.attribution import attribute
-from syncdesk.services.conflicts.read import read_conflicts
+from syncdesk.services.cache.results import ResultsCache, default_cache
 from syncdesk.services.errors import ServiceError, ShallowHistoryError
 from syncdesk.services.git.ahead import Ahead
 from syncdesk.services.git.branches import NamedBranch, name_branch, resolve_commit
@@ -35,8 +32,8 @@ from syncdesk.services.sync.branch_state import (
 from syncdesk.services.sync.commits import commit_details
 from syncdesk.services.sync.config import Config, load_config, with_overrides
 from syncdesk.services.sync.models import Anatomy, CommitDetails, Slice, SyncRefs, SyncReport
-from syncdesk.services.sync.ours import audit_scope, sync_ours
-from syncdesk.services.sync.policies import audit_policy
+from syncdesk.services.sync.ours import sync_ours
+from syncdesk.services.sync.results import sync_attribution, sync_audit, sync_conflicts
 from syncdesk.services.sync.slice import imported_size, main_line, read_slice
 
 
@@ -49,6 +46,8 @@ class SyncOptions:
     dev: str | None = None
     main: str | None = None
     slice_size: int | None = None
+    # Results kept by commit in the user's cache (services/cache/results.py); off: computed.
+    results_cache: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +60,7 @@ class SyncSession:
     options: SyncOptions | None = None  # how it was opened, so it can be read again
     user_config: Path | None = None
     named: NamedBranch | None = None  # what the head's name stands for (services/git/branches)
+    results: ResultsCache | None = None  # where results kept by commit are (None: computed)
     # The sync merge, looked up once for the session's life (its refs never change:
     # a write or an undo reopens the session). A one-slot box, as the class is frozen.
     _merge: list[SyncMerge | None] = field(
@@ -106,7 +106,8 @@ def open_sync(options: SyncOptions, user_config: Path | None = None) -> SyncSess
         branch=None if named.branch is None else one_line(named.branch),
     )
     _require_history(git, refs)
-    return SyncSession(git, config, refs, options, user_config, named)
+    results = default_cache() if options.results_cache else None
+    return SyncSession(git, config, refs, options, user_config, named, results)
 
 
 def reopen(session: SyncSession) -> SyncSession:
@@ -222,25 +223,17 @@ def load_report(
         steps("Reading the conflicts")
         conflicts = None
         if merge is not None:
-            conflicts = read_conflicts(
-                git, merge.dev_base, merge.slice_tip, refs.head, remerge_of=merge.sha
+            conflicts = sync_conflicts(
+                session, merge.dev_base, merge.slice_tip, refs.head, remerge_of=merge.sha
             )
         elif the_slice.tip is not None:  # not built yet: what the next sync would meet
-            conflicts = read_conflicts(git, dev_base, the_slice.tip, None)
+            conflicts = sync_conflicts(session, dev_base, the_slice.tip, None)
         blamed = audit = None
         if detail and conflicts is not None:
             steps("Blaming the conflict hunks")
-            blamed = ahead.ask(attribute, git, conflicts)
+            blamed = ahead.ask(sync_attribution, session, conflicts)
         if detail and merge is not None and ours is not None:
-            steps("Auditing dev's lines in the result")
-            scope = audit_scope(ours)
-            # The real hook's refs are the newest merge's parents: when they are the
-            # ones judged, its findings are computed and accounted for as well.
-            hook = hook_refs(git, refs.head) == (scope.dev, merge.slice_tip)
-            audit = audit_sync(
-                git, merge.dev_base, merge.slice_tip, refs.head, steps,
-                scope=scope, policy=audit_policy(config), conflicts=conflicts, hook=hook,
-            )  # fmt: skip
+            audit = sync_audit(session, merge, ours, conflicts, steps)
             if breakage and conflicts is not None:
                 # Opt-in: parsing what the files import is the cost (18 s and 500 MB of
                 # the report on 13_08's 89 conflicted files; 0.6 s more on 04_05).

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from syncdesk.services.audit.lost_lines import audit_sync
 from syncdesk.services.audit.model import Audit
 from syncdesk.services.audit.renumber import in_dev_base
 from syncdesk.services.conflicts.models import ConflictFile, ConflictSet
-from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.decisions.carryover import ResolutionStore
 from syncdesk.services.decisions.learned import Suggestion
 from syncdesk.services.decisions.models import Action, SyncKey
@@ -17,8 +15,8 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.git.storage import read_blobs, read_lines
 from syncdesk.services.lines import bytes_to_lines
 from syncdesk.services.progress import QUIET, Steps
-from syncdesk.services.sync.ours import audit_scope, sync_ours
-from syncdesk.services.sync.policies import audit_policy
+from syncdesk.services.sync.ours import sync_ours
+from syncdesk.services.sync.results import sync_audit, sync_conflicts
 from syncdesk.services.sync.session import SyncSession
 from syncdesk.services.sync.slice import main_line
 from syncdesk.services.workspace.layout import hunk_holding_dev_line
@@ -83,7 +81,10 @@ def load_workspace(
         conflicts = known
     else:
         steps("Re-merging to find the conflicts")
-        conflicts = read_conflicts(git, dev_base, slice_tip, head)
+        # As the Slice screen and the report read them (with the re-merge's file list):
+        # one result kept by commit serves all three.
+        remerge_of = merge.sha if merge is not None else None
+        conflicts = sync_conflicts(session, dev_base, slice_tip, head, remerge_of=remerge_of)
     steps("Loading your decisions")
     branch = refs.branch
     loaded = load_state(git, SyncKey(dev_base, slice_tip), branch=branch, head=head)
@@ -126,16 +127,12 @@ def load_accidents(
 
     No audit (None) when the sync is not built yet: there is no result to audit.
     """
-    git, refs, config = session.git, session.refs, session.config
+    git, refs = session.git, session.refs
     merge = session.merge
     if merge is None or conflicts.head is None:
         return None, {}
-    steps("Auditing dev's lines in the result")
-    scope = audit_scope(sync_ours(git, refs.head, merge.sha, merge.dev_base, refs.dev))
-    judged = audit_sync(
-        git, merge.dev_base, merge.slice_tip, refs.head, steps,
-        scope=scope, policy=audit_policy(config), conflicts=conflicts,
-    )  # fmt: skip
+    ours = sync_ours(git, refs.head, merge.sha, merge.dev_base, refs.dev)
+    judged = sync_audit(session, merge, ours, conflicts, steps)
     audit = in_dev_base(git, judged)  # numbered as the merge's hunks are
     return audit, _dev_files_for_outside_accidents(git, conflicts, audit)
 

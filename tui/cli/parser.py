@@ -55,12 +55,17 @@ def sync_options(args: argparse.Namespace) -> SyncOptions:
     if args.slice_size is not None and args.slice_size < 1:
         raise ServiceError("--slice-size must be a positive whole number")
     return SyncOptions(
-        repo=args.repo, head=args.head, dev=args.dev, main=args.main, slice_size=args.slice_size
+        repo=args.repo,
+        head=args.head,
+        dev=args.dev,
+        main=args.main,
+        slice_size=args.slice_size,
+        results_cache=not args.no_cache,
     )
 
 
 def _add_sync_options(parser: argparse.ArgumentParser, *, inherited: bool = False) -> None:
-    """Add ``--repo``, ``--head``, ``--dev``, ``--main``, ``--slice-size`` to ``parser``."""
+    """Add ``--repo``, ``--head``, ``--dev``, ``--main``, ``--slice-size``, ``--no-cache``."""
 
     # argparse lets a subcommand's defaults overwrite what the main parser already
     # parsed: `syncdesk --repo X report` would silently read the current directory.
@@ -80,6 +85,12 @@ def _add_sync_options(parser: argparse.ArgumentParser, *, inherited: bool = Fals
         type=int,
         default=default(None),
         help="how many main commits a sync imports (default: 100)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        default=default(False),
+        help="compute every result afresh, and keep none in the user's cache",
     )
 
 

@@ -58,6 +58,8 @@ def report_command(args: argparse.Namespace) -> int:
 
         link = github_link_for(session, args.pr)
     sys.stdout.write(report_output(session, args.format, link, body, breakage=args.breakage))
+    for note in session.results.take_notes() if session.results is not None else ():
+        print(f"note: {note}", file=sys.stderr)  # stderr: stdout stays the report
     return 0
 
 

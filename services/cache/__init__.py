@@ -1,0 +1,1 @@
+"""What syncdesk keeps between runs that git does not: results kept by commit."""
