@@ -14,7 +14,6 @@ import time
 
 STARTED = time.time()  # before the imports: they are part of the start-up
 
-import asyncio  # noqa: E402
 import json  # noqa: E402
 from typing import ClassVar  # noqa: E402
 
@@ -50,13 +49,13 @@ class Minimal(App[None]):
         self.exit()
 
 
-async def main() -> None:
+def main() -> None:
+    # Run as the desk's child runs the desk (headless, the same size), not by the test
+    # harness: the same driver, the same first frame.
     app = Minimal()
-    async with app.run_test(size=SIZE) as pilot:
-        while app.painted is None:
-            await pilot.pause(0.01)
+    app.run(headless=True, size=SIZE)
     print(MARKER + json.dumps({"started": STARTED, "first_paint": app.painted}), flush=True)
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -19,22 +19,6 @@ from syncdesk.services.sync.models import Anatomy, Slice, SyncReport
 from syncdesk.services.sync.results import results_notes
 from syncdesk.services.sync.session import SyncSession, load_report, reopen
 from syncdesk.services.workspace.approvals import approvals
-from syncdesk.services.write.fold import fold_question
-from syncdesk.services.write.session import (
-    fold_confirmed,
-    fold_plan,
-    plan_from_approved,
-    push_confirmed,
-    push_lease,
-    push_question,
-    rebuild_confirmed,
-    rebuild_question,
-    undo_confirmed,
-    undo_question,
-    undo_target,
-    undone_message,
-    write_confirmed,
-)
 from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.slice_table import SliceTable
@@ -141,6 +125,8 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         self.start_action(self._write_repair)
 
     async def _write_repair(self) -> None:
+        from syncdesk.services.write.session import plan_from_approved, write_confirmed
+
         session = self.session
         plan = await self.busy(
             "Planning the repair from the approved resolutions…", plan_from_approved, session
@@ -163,6 +149,14 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         self.start_action(self._rebuild)
 
     async def _rebuild(self) -> None:
+        from syncdesk.services.write.fold import fold_question
+        from syncdesk.services.write.session import (
+            fold_confirmed,
+            fold_plan,
+            rebuild_confirmed,
+            rebuild_question,
+        )
+
         session, report = self.session, self.report
         if report is None:
             return
@@ -205,6 +199,13 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         self.start_action(self._undo)
 
     async def _undo(self) -> None:
+        from syncdesk.services.write.session import (
+            undo_confirmed,
+            undo_question,
+            undo_target,
+            undone_message,
+        )
+
         session = self.session
         target = await self.busy("Reading the backups…", undo_target, session)
         if not await self.app.push_screen_wait(ConfirmScreen(undo_question(target), "Undo")):
@@ -218,6 +219,8 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         self.start_action(self._push)
 
     async def _push(self) -> None:
+        from syncdesk.services.write.session import push_confirmed, push_lease, push_question
+
         session = self.session
         lease = await self.busy("Reading the remote-tracking branch…", push_lease, session)
         if not await self.app.push_screen_wait(ConfirmScreen(push_question(lease), "Push")):
@@ -271,9 +274,5 @@ class SliceScreen(DeskScreen[SliceLoaded]):
 
 
 def _import_the_other_screens() -> None:
-    import syncdesk.screens.commit_screen
-    import syncdesk.screens.findings_screen
-    import syncdesk.screens.preview_screen
-    import syncdesk.screens.status_screen
-    import syncdesk.screens.workspace.screen
-    import syncdesk.services.github.link  # noqa: F401
+    # The writers too: the first paint does without them (each action imports its own).
+    pass

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from syncdesk.services.audit.breakage import Breakage, BreakageKind, find_breakage
+from syncdesk.services.audit.breakage import find_breakage
+from syncdesk.services.audit.model import Breakage, BreakageKind
 from syncdesk.services.audit.tree import GitTree
 from syncdesk.services.git.runner import Git
 from tests.test_audit_triage import build

@@ -25,12 +25,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from pyflakes import messages as flakes  # type: ignore[import-untyped]
 from pyflakes.checker import Checker  # type: ignore[import-untyped]
 
 from syncdesk.services.audit.calls import CallSite
+from syncdesk.services.audit.model import Breakage, BreakageKind
 from syncdesk.services.audit.modules import ImportUse, ModuleFacts
 from syncdesk.services.audit.resolve import ParsedSources, TreeModules, absolute_module
 from syncdesk.services.audit.signatures import (
@@ -42,28 +42,6 @@ from syncdesk.services.audit.signatures import (
     problems,
 )
 from syncdesk.services.audit.tree import Tree
-
-
-class BreakageKind(StrEnum):
-    """What is broken."""
-
-    UNDEFINED_NAME = "undefined-name"
-    MISSING_IMPORT = "missing-import"
-    UNKNOWN_KEYWORD = "unknown-keyword"
-    TOO_MANY_POSITIONAL = "too-many-positional"
-    MISSING_ARGUMENT = "missing-argument"
-
-
-@dataclass(frozen=True, slots=True)
-class Breakage:
-    """One broken use in the result that neither dev nor main had."""
-
-    path: str  # the result's file holding the broken use
-    line: int  # 1-based, in the result's file
-    kind: BreakageKind
-    name: str  # the undefined name, the imported name, the keyword, or the callee
-    callee: str | None  # where the callee or definition should be: "path:qualname" or "module.name"
-    message: str  # one line for a maintainer
 
 
 def find_breakage(paths: Sequence[str], result: Tree, dev: Tree, main: Tree) -> list[Breakage]:

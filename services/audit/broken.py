@@ -17,9 +17,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from syncdesk.services.audit.breakage import Breakage, BreakageKind, find_breakage
+from syncdesk.services.audit.breakage import find_breakage
 from syncdesk.services.audit.lines import raw_lines
-from syncdesk.services.audit.model import Audit, DevChange, LinkedBreakage
+from syncdesk.services.audit.model import Audit, Breakage, BreakageKind, DevChange, LinkedBreakage
 from syncdesk.services.audit.names import outline
 from syncdesk.services.audit.tree import GitTree
 from syncdesk.services.git.runner import Git

@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from syncdesk.services.audit.breakage import Breakage
 from syncdesk.services.audit.hook import HookFinding
 from syncdesk.services.audit.verdicts import Judgment, Verdict
 from syncdesk.services.sanitize import one_line
@@ -190,6 +189,28 @@ class DevChange:
         found = Counter(line.judgment.verdict for part in self.files for line in part.lost
                         if line.judgment is not None)  # fmt: skip
         return dict(found.most_common())
+
+
+class BreakageKind(StrEnum):
+    """What is broken."""
+
+    UNDEFINED_NAME = "undefined-name"
+    MISSING_IMPORT = "missing-import"
+    UNKNOWN_KEYWORD = "unknown-keyword"
+    TOO_MANY_POSITIONAL = "too-many-positional"
+    MISSING_ARGUMENT = "missing-argument"
+
+
+@dataclass(frozen=True, slots=True)
+class Breakage:
+    """One broken use in the result that neither dev nor main had."""
+
+    path: str  # the result's file holding the broken use
+    line: int  # 1-based, in the result's file
+    kind: BreakageKind
+    name: str  # the undefined name, the imported name, the keyword, or the callee
+    callee: str | None  # where the callee or definition should be: "path:qualname" or "module.name"
+    message: str  # one line for a maintainer
 
 
 @dataclass(frozen=True, slots=True)

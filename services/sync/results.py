@@ -14,9 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from syncdesk.services.audit.hook import hook_refs
-from syncdesk.services.audit.lost_lines import audit_sync
 from syncdesk.services.audit.model import Audit
-from syncdesk.services.conflicts.attribution import attribute
 from syncdesk.services.conflicts.models import Attribution, ConflictSet
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.progress import QUIET, Steps
@@ -58,6 +56,9 @@ def sync_attribution(session: SyncSession, conflicts: ConflictSet) -> Attributio
     commits = [conflicts.dev_side, conflicts.main_side, conflicts.head or "-"]
 
     def compute() -> Attribution:
+        # Imported when first blamed: the Slice screen and the desk's start never blame.
+        from syncdesk.services.conflicts.attribution import attribute
+
         return attribute(session.git, conflicts)
 
     return _kept(session, "commits behind the hunks", commits, _conflict_settings(session),
@@ -91,6 +92,10 @@ def sync_audit(
     ]
 
     def compute() -> Audit:
+        # Imported when first audited (the triage's dozens of modules): opening a sync,
+        # the Slice screen and a second open, served from the cache, never need them.
+        from syncdesk.services.audit.lost_lines import audit_sync
+
         return audit_sync(
             git, merge.dev_base, merge.slice_tip, refs.head, steps,
             scope=scope, policy=policy, conflicts=conflicts, hook=hook,

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from syncdesk.services.audit.broken import with_breakage
 from syncdesk.services.cache.results import ResultsCache, default_cache
 from syncdesk.services.errors import ServiceError, ShallowHistoryError
 from syncdesk.services.git.ahead import Ahead
@@ -238,6 +237,10 @@ def load_report(
                 # Opt-in: parsing what the files import is the cost (18 s and 500 MB of
                 # the report on 13_08's 89 conflicted files; 0.6 s more on 04_05).
                 steps("Looking for code the result breaks")
+                # Imported here: its checker (pyflakes) and module resolver are the
+                # report's opt-in, not what opening a sync needs.
+                from syncdesk.services.audit.broken import with_breakage
+
                 conflicted = [conflict.path for conflict in conflicts.files]
                 audit = with_breakage(git, audit, conflicted)
         steps("Checking whether dev moved on and the protected files")

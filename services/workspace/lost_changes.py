@@ -22,8 +22,7 @@ import difflib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from syncdesk.services.audit.breakage import Breakage
-from syncdesk.services.audit.model import Audit, DevChange, LostLine
+from syncdesk.services.audit.model import Audit, Breakage, DevChange, LostLine
 
 
 @dataclass(frozen=True, slots=True)
