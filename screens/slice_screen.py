@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Header
+from textual.worker import get_current_worker
 
 from syncdesk.screens.branch_writes import rebuilt_message, written_message
 from syncdesk.screens.confirm_screen import ConfirmScreen
 from syncdesk.screens.desk import DeskScreen
+from syncdesk.services.conflicts.models import ConflictSet
+from syncdesk.services.errors import ServiceError
 from syncdesk.services.progress import Steps
 from syncdesk.services.sync.models import Anatomy, Slice, SyncReport
-from syncdesk.services.sync.results import results_notes
+from syncdesk.services.sync.results import audit_ahead, results_notes
 from syncdesk.services.sync.session import SyncSession, load_report, reopen
 from syncdesk.services.workspace.approvals import approvals
 from syncdesk.tui.widgets.key_footer import KeyFooter
 from syncdesk.tui.widgets.loading_bar import LoadingBar
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.sync_summary import SyncSummary
+
+# The worker group of the audit read ahead (see SliceScreen._audit_ahead).
+AHEAD = "audit-ahead"
 
 # What the Slice screen reads: the session, the report, and how many files are approved.
 SliceLoaded = tuple[SyncSession, SyncReport, int | None]
@@ -111,6 +118,24 @@ class SliceScreen(DeskScreen[SliceLoaded]):
         self.query_one(SliceTable).show(self.report.slice)
         self.query_one(SyncSummary).show(self.report, self.approved)
         self.query_one(SliceTable).focus()
+        if self.report.conflicts is not None:
+            self._audit_ahead(self.session, self.report.conflicts)
+
+    def action_reload(self) -> None:
+        """Read everything again (an audit read ahead for the old refs is stopped)."""
+        self.workers.cancel_group(self, AHEAD)
+        super().action_reload()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group=AHEAD)
+    def _audit_ahead(self, session: SyncSession, conflicts: ConflictSet) -> None:
+        # The audit is the workspace's slowest read (seconds on a real sync): read now,
+        # while the maintainer reads the slice, into the results cache. Nothing is held
+        # here (the workspace reads it back, or waits for this read if `c` comes first),
+        # so the desk's memory does not grow by an audit; nothing is shown, and an
+        # error is the workspace's to say when it reads the audit itself.
+        worker = get_current_worker()
+        with suppress(ServiceError):  # Cancelled too: a reload, or the desk quitting
+            audit_ahead(session, conflicts, Steps(None, lambda: worker.is_cancelled))
 
     # -- writing the repair, undo, push ----------------------------------------------
     #

@@ -53,6 +53,10 @@ def visible(text: str) -> str:
     (ESC, CSI, OSC, C1, DEL, bidi overrides) is spelled out instead, and
     undecodable bytes show as U+FFFD.
     """
+    if text.isascii() and text.isprintable():
+        # Most text (names, SHAs, paths, code without tabs): no control character and
+        # no surrogate to show, told at C speed (a JSON report holds 260,000 strings).
+        return text
     return _UNSAFE.sub(_show, _printable(text))
 
 

@@ -16,14 +16,18 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 import zlib
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 import pytest
 
+from syncdesk.services.audit.model import Audit
 from syncdesk.services.cache import results as cache_module
 from syncdesk.services.cache.results import MAGIC, ResultsCache
+from syncdesk.services.errors import Cancelled
 from syncdesk.services.git.runner import Git, GitResult
 from syncdesk.services.report.facts import to_json
 from syncdesk.services.sync.session import SyncOptions, SyncSession, load_report, open_sync
@@ -236,3 +240,90 @@ def test_the_report_says_a_damaged_entry_on_stderr_and_no_cache_keeps_nothing(
     assert len(lines) == 3
     assert all(line.endswith("was unreadable (not an entry syncdesk wrote): computed again")
                for line in lines)  # fmt: skip
+
+
+def test_two_askers_of_one_result_share_one_computation(tmp_path: Path) -> None:
+    cache = ResultsCache(tmp_path / "c")
+    started, release = threading.Event(), threading.Event()
+    computed: list[int] = []
+
+    def slow() -> list[int]:
+        computed.append(1)
+        started.set()
+        release.wait(timeout=30)
+        return [7]
+
+    answers: list[list[int]] = []
+    first = threading.Thread(target=lambda: answers.append(cache.kept("n", ["k"], list, slow)))
+    first.start()
+    assert started.wait(timeout=30)
+    # A second asker while the first computes: it waits, then shares the first's value.
+    second = threading.Thread(target=lambda: answers.append(cache.kept("n", ["k"], list, slow)))
+    second.start()
+    release.set()
+    first.join(timeout=30)
+    second.join(timeout=30)
+    assert computed == [1]
+    assert answers == [[7], [7]] and answers[0] is answers[1]
+
+
+def test_a_waiting_asker_stops_when_its_work_is_cancelled(tmp_path: Path) -> None:
+    cache = ResultsCache(tmp_path / "c")
+    started, release = threading.Event(), threading.Event()
+
+    def slow() -> list[int]:
+        started.set()
+        release.wait(timeout=30)
+        return [7]
+
+    first = threading.Thread(target=lambda: cache.kept("n", ["k"], list, slow))
+    first.start()
+    assert started.wait(timeout=30)
+
+    def cancelled() -> None:
+        raise Cancelled("cancelled: nothing was changed")
+
+    try:
+        with pytest.raises(Cancelled):
+            cache.kept("n", ["k"], list, lambda: [0], cancelled)
+    finally:
+        release.set()
+        first.join(timeout=30)
+
+
+async def test_the_slice_screen_reads_the_audit_ahead_and_c_shows_it_without_auditing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from syncdesk.screens.slice_screen import SliceScreen
+    from syncdesk.screens.workspace.screen import WorkspaceScreen
+    from syncdesk.services.audit import lost_lines
+    from syncdesk.services.demo.world import build_world
+    from syncdesk.tui.app import SyncDeskApp
+    from tests.waiting import until, until_loaded
+
+    audits: list[str] = []
+    real = lost_lines.audit_sync
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        audits.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lost_lines, "audit_sync", counting)
+    facts = build_world(tmp_path / "world")
+    session = open_sync(SyncOptions(repo=facts.repo, head=facts.sync_branch))
+    app = SyncDeskApp(session)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await until_loaded(pilot, SliceScreen)
+        # Nothing pressed: the audit is read ahead, into the cache.
+        await until(pilot, lambda: len(entries()) == 2, "the audit kept beside the conflicts")
+        assert len(audits) == 1
+        await pilot.press("c")
+        screen = await until_loaded(pilot, WorkspaceScreen)
+
+        def audited() -> Audit | None:
+            return screen.data.audit if screen.data is not None else None
+
+        await until(pilot, lambda: audited() is not None, "the accidents shown")
+        assert len(audits) == 1  # read back, not audited again
+        shown = audited()
+        assert shown is not None and shown.findings

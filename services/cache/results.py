@@ -23,6 +23,10 @@ An entry that fails any test is removed, the result computed again and stored
 in its place, and one line says so (:attr:`ResultsCache.notes`). A cache that
 cannot be written costs only speed: the result is returned all the same.
 
+One computation per key at a time: a second asker of a result another thread is
+computing (the workspace asking for the audit the Slice screen is reading ahead)
+waits for it and shares its value instead of computing it again.
+
 Entries carry no repository path: commit ids name the same content in every
 clone. The directory is kept under :data:`LIMIT` bytes by removing the entries
 read least recently (a hit touches its file).
@@ -72,6 +76,15 @@ _OWN = "syncdesk.services."
 _SUFFIX = ".result"
 
 
+@dataclass
+class _Flight:
+    """A result being computed: its askers wait on ``done``; ``value`` is set on success."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    value: object = None
+    ok: bool = False
+
+
 class UnreadableEntry(Exception):
     """An entry that is not a result this code stored under this key (why, in words)."""
 
@@ -88,16 +101,49 @@ class ResultsCache:
     limit: int = LIMIT
     notes: list[str] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _flights: dict[Path, _Flight] = field(default_factory=dict, repr=False, compare=False)
 
-    def kept(self, kind: str, key: Sequence[str], expected: type[T], compute: Callable[[], T]) -> T:
+    def kept(
+        self,
+        kind: str,
+        key: Sequence[str],
+        expected: type[T],
+        compute: Callable[[], T],
+        check: Callable[[], None] = lambda: None,
+    ) -> T:
         """The result of ``compute`` for ``key``: read back if stored, else computed and stored.
 
         ``kind`` names the result in the notes ("the audit"); ``key`` is every input the
         result depends on (commit ids, settings), :func:`code_version` added here; the
-        value read back must be an ``expected``.
+        value read back must be an ``expected``. While another thread computes the same
+        result this waits for it, calling ``check`` now and then (it raises to stop
+        waiting: a cancelled worker), and computes it itself only if that one failed.
         """
         words = [code_version(), kind, *key]
         path = self.directory / (_digest(words) + _SUFFIX)
+        with self._lock:
+            flight = self._flights.get(path)
+            leading = flight is None
+            if flight is None:
+                flight = self._flights[path] = _Flight()
+        if not leading:
+            while not flight.done.wait(0.05):
+                check()
+            if flight.ok and isinstance(flight.value, expected):
+                return flight.value
+            return self.kept(kind, key, expected, compute, check)  # that one failed: again
+        try:
+            value = self._read_or_compute(path, words, kind, expected, compute)
+            flight.value, flight.ok = value, True
+            return value
+        finally:
+            with self._lock:
+                del self._flights[path]
+            flight.done.set()
+
+    def _read_or_compute(
+        self, path: Path, words: list[str], kind: str, expected: type[T], compute: Callable[[], T]
+    ) -> T:
         try:
             found = _read_entry(path, words)
         except UnreadableEntry as why:
@@ -160,9 +206,22 @@ class ResultsCache:
             self.notes.append(one_line(line))
 
 
+_SHARED: dict[Path, ResultsCache] = {}
+_SHARED_LOCK = threading.Lock()
+
+
 def default_cache() -> ResultsCache:
-    """The user's results cache (``$XDG_CACHE_HOME/syncdesk/results``, via platformdirs)."""
-    return ResultsCache(platformdirs.user_cache_path("syncdesk") / "results")
+    """The user's results cache (``$XDG_CACHE_HOME/syncdesk/results``, via platformdirs).
+
+    One per directory in a process: every session the desk reopens shares it, so a
+    result one screen is computing is waited for by the next, not computed twice.
+    """
+    directory = platformdirs.user_cache_path("syncdesk") / "results"
+    with _SHARED_LOCK:
+        found = _SHARED.get(directory)
+        if found is None:
+            found = _SHARED[directory] = ResultsCache(directory)
+        return found
 
 
 def _read_entry(path: Path, words: list[str]) -> object | None:

@@ -19,7 +19,7 @@ from syncdesk.services.conflicts.models import Attribution, ConflictSet
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.progress import QUIET, Steps
 from syncdesk.services.sync.anatomy import SyncMerge
-from syncdesk.services.sync.ours import Ours, audit_scope
+from syncdesk.services.sync.ours import Ours, audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
 
 if TYPE_CHECKING:  # the session's report reads its results through this module
@@ -102,7 +102,24 @@ def sync_audit(
         )  # fmt: skip
 
     steps("Auditing dev's lines in the result")
-    return _kept(session, "audit", commits, settings, Audit, compute)
+    return _kept(session, "audit", commits, settings, Audit, compute, steps.check)
+
+
+def audit_ahead(session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET) -> bool:
+    """Compute the sync's audit into the cache before anyone asks for it, keeping nothing.
+
+    The Slice screen calls this once its panels are read: the workspace's ``c``
+    then finds the audit kept (or, if pressed sooner, waits for this one instead
+    of starting its own). Without a cache, or with no sync merge, it does nothing
+    (a result no one keeps would be thrown away). True if it audited or found one kept.
+    """
+    merge = session.merge
+    if session.results is None or merge is None or conflicts.head is None:
+        return False
+    refs = session.refs
+    ours = sync_ours(session.git, refs.head, merge.sha, merge.dev_base, refs.dev)
+    sync_audit(session, merge, ours, conflicts, steps)  # kept; the value itself is dropped
+    return True
 
 
 def results_notes(session: SyncSession) -> list[str]:
@@ -124,8 +141,9 @@ def _kept(
     settings: list[str],
     expected: type[T],
     compute: Callable[[], T],
+    check: Callable[[], None] = QUIET.check,
 ) -> T:
     cache = session.results
     if cache is None or not all(c == "-" or _OBJECT_ID.fullmatch(c) for c in commits):
         return compute()
-    return cache.kept(kind, [*commits, *settings], expected, compute)
+    return cache.kept(kind, [*commits, *settings], expected, compute, check)
