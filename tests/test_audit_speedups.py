@@ -25,11 +25,13 @@ from syncdesk.services.audit import lines as lines_module
 from syncdesk.services.audit.lines import (
     alignment,
     has_spare_copies,
+    held_lines,
     is_trivial,
     loosen,
     loosen_all,
     lost_lines,
     place_lost,
+    plan_restore,
 )
 from syncdesk.services.audit.names import (
     defined_names,
@@ -53,6 +55,18 @@ def test_lost_lines_is_the_multiset_difference(
     dev: list[bytes], main: list[bytes], result: list[bytes]
 ) -> None:
     assert lost_lines(dev, main, result) == Counter(dev) - Counter(main) - Counter(result)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, _LINES)
+def test_the_lines_a_result_holds_are_those_no_restore_is_planned_for(
+    dev: list[bytes], result: list[bytes]
+) -> None:
+    # The workspace asks which accidents are back for a whole file at once (anchors
+    # found once); a restore plan of each line answers the same, one by one.
+    every = range(1, len(dev) + 1)
+    planned = {line for line in every if plan_restore(dev, result, line) is None}
+    assert held_lines(dev, result, every) == planned
 
 
 @settings(max_examples=200, deadline=None)

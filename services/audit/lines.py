@@ -11,7 +11,7 @@ import difflib
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import AnyStr, Generic
@@ -489,15 +489,29 @@ def _anchors(dev: tuple[AnyStr, ...], result: tuple[AnyStr, ...]) -> tuple[tuple
     )
 
 
-def _local_alignment(dev: Sequence[AnyStr], result: Sequence[AnyStr], index: int) -> dict[int, int]:
+def held_lines(dev: Sequence[AnyStr], result: Sequence[AnyStr], lines: Iterable[int]) -> set[int]:
+    """Which of dev's ``lines`` (1-based) ``result`` holds: those :func:`plan_restore` would
+    plan nothing for, told by the alignment alone (the file's anchors found once for
+    all of them), without placing a restore, the costly part on a file of hundreds."""
+    anchors = _anchors(tuple(dev), tuple(result))
+    return {line for line in lines if line - 1 in _local_alignment(dev, result, line - 1, anchors)}
+
+
+def _local_alignment(
+    dev: Sequence[AnyStr],
+    result: Sequence[AnyStr],
+    index: int,
+    anchors: tuple[tuple[int, int], ...] | None = None,
+) -> dict[int, int]:
     """A dev -> result alignment that is exact around ``index``.
 
     Lines that occur once in each file and are not trivial anchor it (the
     patience diff's idea); only the stretch between the anchors either side of
     ``index`` is aligned line by line, so a key press stays fast on a
-    10,000-line file.
+    10,000-line file. ``anchors`` are :func:`_anchors` of the two, when known.
     """
-    anchors = _anchors(tuple(dev), tuple(result))
+    if anchors is None:
+        anchors = _anchors(tuple(dev), tuple(result))
     pairs = dict(anchors)  # every anchor is a line the result holds
     low = max((anchor for anchor in anchors if anchor[0] < index), default=(-1, -1))
     high = next(

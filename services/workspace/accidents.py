@@ -4,15 +4,17 @@ The audit ran on the head of the sync branch; the maintainer's decisions
 since may have put a lost dev line back (a restore, or a hunk re-decided to
 include it). These pure functions tell which accidents the current result
 still lacks, where they are, and what restoring them gives; the screen maps
-``x`` and ``R`` to them. Telling which are missing plans a restore of each
-(hundreds in a big file take seconds), so the screen keeps the answer in an
-:class:`AccidentCache` for as long as the file's result stays the same.
+``x`` and ``R`` to them. Telling which are missing aligns dev's lines with
+the result (once per hunk, and once for the whole file), so the screen keeps
+the answer in an :class:`AccidentCache` for as long as the file's result stays
+the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from syncdesk.services.audit.lines import held_lines
 from syncdesk.services.audit.model import Audit, LostLine
 from syncdesk.services.conflicts.models import ConflictFile
 from syncdesk.services.workspace.layout import (
@@ -60,21 +62,24 @@ def missing_accidents(
     """
     results = None if conflict.whole_file_only else current.results
     hunks = conflict.hunks
-    whole: tuple[str, ...] | None = None  # the whole result, joined once if needed
-    still = []
-    for finding in findings:
-        if not finding.is_accident:
-            continue
+    accidents = [finding for finding in findings if finding.is_accident]
+    # Per hunk (its dev lines against its result), and outside the hunks against the
+    # whole result and the dev base's file: which accident lines are held again.
+    by_place: dict[int | None, list[int]] = {}
+    for finding in accidents:
         index = hunk_index_of(conflict, finding.line)
-        back: tuple[str, ...] | None = ()
-        if index is not None and results is not None:
-            back = restored(hunks[index], results[index], finding.line)
+        place = index if index is not None and results is not None else None
+        by_place.setdefault(place, []).append(finding.line)
+    held: set[int] = set()
+    for place, lines in by_place.items():
+        if place is not None and results is not None:
+            hunk = hunks[place]
+            start = hunk.dev_start - 1  # hunk lines are counted from its first dev line
+            inside = held_lines(hunk.dev, results[place], (line - start for line in lines))
+            held |= {line + start for line in inside}
         elif dev_file is not None:
-            whole = current.lines if whole is None else whole
-            back = restore_in_file(dev_file, whole, finding.line)
-        if back is not None:  # None: the result holds the line again
-            still.append(finding)
-    return tuple(still)
+            held |= held_lines(dev_file, current.lines, lines)
+    return tuple(finding for finding in accidents if finding.line not in held)
 
 
 # What a file's missing accidents are worked out from: audit, file, result (hunks, gaps), dev file.
@@ -86,9 +91,9 @@ _Inputs = tuple[
 class AccidentCache:
     """The accidents each file's result still lacks, worked out once per result.
 
-    :func:`missing_accidents` plans a restore of every accident, which takes
-    seconds in a file with hundreds of them; a hunk move changes nothing it
-    depends on. The answer is kept per file with what it was worked out from
+    :func:`missing_accidents` aligns the file's dev lines with its result, which
+    takes a while in a file with hundreds of accidents; a hunk move changes nothing
+    it depends on. The answer is kept per file with what it was worked out from
     (the audit, the file, its current result and the dev base's file) and
     reused while all of them are the same: a decision that changes the result
     (a restore, a side taken, an undo) or a reload computes it afresh.
