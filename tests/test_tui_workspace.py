@@ -323,3 +323,28 @@ async def test_the_next_sync_is_offered_what_the_last_one_learned(tmp_path: Path
         assert facts.sync_branch in choice.carried_from
         learned = screen.data.suggestions[hunk.key][0]
         assert _result_lines(screen, 0) == list(screen.texts[learned.blob])
+
+
+async def test_no_screen_spells_out_the_syncs_data_on_the_ui_thread(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # Textual describes a worker by repr() of its arguments unless told otherwise: a
+    # ConflictSet's repr is every line of every conflicted file (0.2 s on a real sync,
+    # a frozen screen each time a worker starts). None may be built.
+    from syncdesk.services.conflicts.models import ConflictSet
+
+    spelled: list[str] = []
+
+    def counting(self: object) -> str:
+        spelled.append(type(self).__name__)
+        return f"<{type(self).__name__}>"
+
+    monkeypatch.setattr(ConflictSet, "__repr__", counting)
+    monkeypatch.setattr(ConflictFile, "__repr__", counting)
+    facts = build_world(tmp_path / "world")
+    async with _app(facts).run_test(size=SIZE) as pilot:
+        screen = await _open_workspace(pilot)
+        await until(pilot, lambda: not screen._auditing, "the accidents read")
+        await _open_file(pilot, screen, FILE)
+        await pilot.pause()
+    assert spelled == []

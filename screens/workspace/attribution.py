@@ -28,7 +28,7 @@ class AttributionActions(WorkspaceCore):
         self.notify("Blaming both sides…", timeout=2)
         self._blame(replace(self.data.conflicts, files=(conflict,)), conflict)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="blame")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="blame", description="blame")
     def _blame(self, one_file: ConflictSet, conflict: ConflictFile) -> None:
         # One blame per side with every hunk's -L range (syncdesk.services.conflicts.attribution).
         found = attribute(self.session.git, one_file).for_path(conflict.path)

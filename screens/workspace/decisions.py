@@ -89,7 +89,7 @@ class DecisionActions(WorkspaceCore):
         self.read_started()
         self._take_whole(conflict, Action(side))
 
-    @work(thread=True, exit_on_error=False, group="whole-file")
+    @work(thread=True, exit_on_error=False, group="whole-file", description="whole file")
     def _take_whole(self, conflict: ConflictFile, action: Action) -> None:
         # The worker only reads; the decision is made on the UI thread, and keys
         # typed meanwhile wait for it (in_order), so they apply in the order typed.

@@ -82,7 +82,7 @@ class RestoreActions(WorkspaceCore):
         self.read_started()
         self._restore_outside(conflict, outside)
 
-    @work(thread=True, exit_on_error=False, group="restore")
+    @work(thread=True, exit_on_error=False, group="restore", description="restore outside")
     def _restore_outside(self, conflict: ConflictFile, findings: list[LostLine]) -> None:
         landing: Callable[[], object] | None = None
         try:
@@ -171,7 +171,7 @@ class RestoreActions(WorkspaceCore):
             self.read_started()
             self._read_dev_file_for(conflict, sha)
 
-    @work(thread=True, exit_on_error=False, group="restore")
+    @work(thread=True, exit_on_error=False, group="restore", description="read dev's file")
     def _read_dev_file_for(self, conflict: ConflictFile, sha: str) -> None:
         landing: Callable[[], object] | None = None
         try:
@@ -184,7 +184,7 @@ class RestoreActions(WorkspaceCore):
         finally:
             self.app.call_from_thread(self.landed, landing)
 
-    @work(exclusive=True, group="restore-preview")
+    @work(exclusive=True, group="restore-preview", description="restore preview")
     async def _preview_restore(
         self, conflict: ConflictFile, sha: str, dev_lines: tuple[str, ...]
     ) -> None:

@@ -166,7 +166,8 @@ class WorkspaceScreen(
         known, self._known = self._known, None
         return session, load_workspace(session, steps, audit=False, known=known)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group=AUDIT)
+    # A description, not Textual's repr() of the arguments (see SliceScreen._audit_ahead).
+    @work(thread=True, exclusive=True, exit_on_error=False, group=AUDIT, description=AUDIT)
     def _audit(self, session: SyncSession, conflicts: ConflictSet, bar: LoadingBar) -> Accidents:
         # The audit takes seconds on a large sync: the conflicts are on screen and
         # usable meanwhile, the loading bar says what it reads (report() only posts
