@@ -30,6 +30,7 @@ from syncdesk.services.review.trace import trace_findings
 from syncdesk.services.sanitize import one_line
 from syncdesk.services.sync.session import SyncOptions, SyncSession, load_report, open_sync
 from syncdesk.tui.cli.parser import sync_options
+from syncdesk.tui.memory import release_freed_memory
 
 if TYPE_CHECKING:
     from syncdesk.services.github.link import GitHubLink
@@ -78,6 +79,10 @@ def report_output(
     offline and fills the ``pr_body_check`` section.
     """
     report = load_report(session, breakage=breakage)
+    # The reads' buffers (blobs, lines, the audit's working state) are freed but kept in
+    # glibc's heaps: given back before the JSON is built, the report's peak is 250 MB
+    # instead of 300 on 13_08 (tui/memory.py).
+    release_freed_memory()
     pull = None if link is None else _pull_request(session, link, report)
     source, check = (body[0], verify_body(body[1], report)) if body else ("", None)
     if fmt == "json":
