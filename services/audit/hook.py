@@ -23,12 +23,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from syncdesk.services.audit.policy import AuditPolicy
-from syncdesk.services.audit.sources import Snapshot
 from syncdesk.services.git.runner import Git
 from syncdesk.services.patterns import listed
 from syncdesk.services.sanitize import decode
+
+# A type only: the audit's model imports this module and opening a sync imports the model,
+# so the blob readers stay out of the desk's start.
+if TYPE_CHECKING:
+    from syncdesk.services.audit.sources import Snapshot
 
 # The extensions the skill's ``git diff --name-only`` pathspecs name.
 HOOK_EXTENSIONS = ("*.py", "*.md", "*.yaml", "*.yml", "*.toml", "*.sh", "*.cpp", "*.cu", "*.h")
