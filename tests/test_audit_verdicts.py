@@ -121,6 +121,36 @@ def test_a_port_of_devs_change_excuses_only_the_lines_it_carried(tmp_path: Path)
     assert dropped.is_accident
 
 
+def test_mains_port_rewording_devs_lines_at_their_place_carries_them(tmp_path: Path) -> None:
+    # main ported dev's change (dev's pull request cited in a list, as a port of several
+    # dev pull requests does) and wrote its own wording of dev's comment at that place;
+    # the port left dev's separate log line out, where it changed nothing: still lost.
+    base = {"m.py": "def run(x):\n    return x\n\n\ndef stop(x):\n    return x\n"}
+    dev_file = (
+        "def run(x):\n    # Check the input: shapes must agree with the config\n"
+        "    check(x)\n    return x\n\n\ndef stop(x):\n    log_stop(x)\n    return x\n"
+    )
+    port = (
+        "def run(x):\n    # Check the input: shapes must agree with the model config\n"
+        "    check(x)\n    return x\n\n\ndef stop(x):\n    return x\n"
+    )
+    sync = build(
+        tmp_path / "r", base,
+        [("[dev] Check and log run (#410)", {"m.py": dev_file})],
+        [("Bring dev's PRs (410, 415) to main (#433)", {"m.py": port})],
+        {"m.py": port},
+    )  # fmt: skip
+    audit = sync.audit()
+    worded = lost(audit, "# Check the input: shapes must agree with the config")
+    assert worded.judgment is not None and worded.judgment.verdict is Verdict.PORTED
+    assert worded.judgment.subject == "Bring dev's PRs (410, 415) to main (#433)"
+    assert "own version here" in (worded.verdict_evidence or "")
+    assert not worded.is_accident
+    left_out = lost(audit, "log_stop(x)")
+    assert left_out.judgment is not None and left_out.judgment.verdict is Verdict.LOST
+    assert left_out.is_accident
+
+
 def test_a_line_our_repair_replaced_is_ours_and_names_the_repair(tmp_path: Path) -> None:
     base = {"m.py": "def run(x):\n    return x\n", "n.py": "N = 1\n"}
     dev_file = "def run(x):\n    legacy_hook(x)\n    return x\n"

@@ -174,11 +174,32 @@ def _ported_by_main(
         return None
     message = evidence.messages.get(author.sha, "")
     port = evidence.ports.port_of(author.summary, message, finding.path)
-    # A port may carry only part of dev's change: the line itself must be in it.
-    if port is None or not evidence.port_holds(port.sha, finding.path, finding.raw):
+    if port is None:
         return None
-    reason = f"dev's change ({author.summary}) came in with main's port"
+    # A port may carry only part of dev's change: the line itself must be in it, or the
+    # port must have written its own version at the line's very place (main's version of
+    # the same change, worded otherwise). A line the port left out, where it changed
+    # nothing, stays lost: that part of dev's change never reached main.
+    if evidence.port_holds(port.sha, finding.path, finding.raw):
+        reason = f"dev's change ({author.summary}) came in with main's port"
+    elif _written_there_by(evidence, finding, port.sha):
+        reason = f"main's port of dev's change ({author.summary}) wrote its own version here"
+    else:
+        return None
     return Judgment(Verdict.PORTED, author.sha, port.sha, port.subject, reason)
+
+
+def _written_there_by(evidence: Evidence, finding: LostLine, commit: str) -> bool:
+    """Whether main's ``commit`` wrote its own version of ``finding`` at its place: the
+    change main made there (the base lines dev changed, or the gap dev inserted into) was
+    last made by ``commit``, and it holds a line like dev's (a reworded comment, another
+    argument): not a port that carried other lines of dev's change and left this one out."""
+    path = finding.path
+    span = base_span(evidence.dev_regions.get(path, ()), finding.line)
+    region = superseding(
+        span, evidence.main_regions.get(path, ()), lambda main: _edits(finding.raw, main.added)
+    )
+    return region is not None and evidence.changes.who_changed(path, region)[0] == commit
 
 
 def _removed_with_main_deletion(

@@ -68,6 +68,10 @@ class Judgment:
 
 
 _PR_NUMBER = re.compile(r"(?:#|/pull/)(\d{2,7})\b")
+# Pull requests named by the word instead: "PR 3890", "PRs (3890, 4071 and 4095)" (a port
+# of several dev pull requests lists them so).
+_PR_WORD = re.compile(r"\bPRs?\b\s*\(?\s*((?:#?\d{2,7}\b\s*(?:(?:,|and|&)\s*)?)+)", re.IGNORECASE)
+_DIGITS = re.compile(r"\d{2,7}")
 # Bracketed tags ("[dev]", "[Main][feat]"), pull request numbers and cherry-pick words:
 # what differs between dev's commit and main's port of it when the change is the same.
 _SUBJECT_NOISE = re.compile(r"\[[^\]]*\]|\(#\d+\)|#\d+|\b(?:cp|cherry[- ]pick(?:ed)?|dev|main)\b:?")
@@ -77,8 +81,10 @@ _SUBJECT_LEAST = 12
 
 
 def pull_requests(message: str) -> frozenset[int]:
-    """The pull request numbers a commit message cites (``#123``, ``.../pull/123``)."""
-    return frozenset(int(number) for number in _PR_NUMBER.findall(message))
+    """The pull request numbers a commit message cites (``#123``, ``.../pull/123``,
+    ``PR 123``, ``PRs (123, 456)``)."""
+    listed = (number for group in _PR_WORD.findall(message) for number in _DIGITS.findall(group))
+    return frozenset(int(number) for number in (*_PR_NUMBER.findall(message), *listed))
 
 
 def subject_key(subject: str) -> str:
