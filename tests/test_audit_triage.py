@@ -315,6 +315,24 @@ def test_a_policy_file_keeps_dev_statements_main_holds_in_its_own_layout(tmp_pat
         assert lost.judgment is not None and lost.judgment.flagged
 
 
+def test_a_lost_line_is_not_reformatted_into_a_copy_mains_file_already_had(
+    tmp_path: Path,
+) -> None:
+    # dev added a call to run(); main wrote the same call in a method of its own, indented
+    # deeper. The resolution took main's side of run(): dev's call is gone, and main's own
+    # copy elsewhere in the file is not dev's line laid out anew.
+    base = "def run(y, z):\n    return y\n\n\nclass Step:\n    pass\n"
+    dev = "def run(y, z):\n    x = compute(y, z)\n    return y\n\n\nclass Step:\n    pass\n"
+    main = (
+        "def run(y, z):\n    return y + z\n\n\nclass Step:\n"
+        "    def go(self, y, z):\n        x = compute(y, z)\n        return x\n"
+    )
+    sync = build(tmp_path / "r", {"m.py": base}, {"m.py": dev}, {"m.py": main}, {"m.py": main})
+    lost = finding(sync.audit(), "x = compute(y, z)")
+    assert lost.classification is not Classification.REFORMATTED
+    assert lost.judgment is not None and lost.judgment.flagged
+
+
 def test_dev_merged_on_top_is_not_judged(tmp_path: Path) -> None:
     gap = "".join(f"K{n} = {n}\n" for n in range(5))  # keeps A's and B's changes apart
     base = {"m.py": f"A = 1\n{gap}B = 2\n"}

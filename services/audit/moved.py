@@ -118,6 +118,7 @@ def moved_or_reformatted(
         wanted.setdefault(item.path, set()).add(_squeezed_form(item.raw))
     unexplained: list[PlacedLine] = []
     squeezed: dict[str, dict[bytes, list[tuple[int, bytes]]]] = {}
+    on_main: dict[str, Counter[bytes]] = {}  # per file, the wanted forms' copies on main
     for item in pending:
         form = normal_form(item.raw)
         elsewhere = [(path, n) for path, n in gained.get(form, ()) if path != item.path]
@@ -130,10 +131,19 @@ def moved_or_reformatted(
         if item.path not in squeezed:
             result = snapshot.lines(snapshot.changed[item.path].after)
             squeezed[item.path] = _squeezed(result, wanted[item.path])
-        variants = squeezed[item.path].get(_squeezed_form(item.raw), [])
-        # Byte-equal is not "reformatted": that is the file keeping fewer copies.
+            main = snapshot.main_side(item.path)
+            main_lines = snapshot.lines(main) if main is not None else []
+            on_main[item.path] = Counter(
+                form for form in map(_squeezed_form, main_lines) if form in wanted[item.path]
+            )
+        form = _squeezed_form(item.raw)
+        variants = squeezed[item.path].get(form, [])
+        # Byte-equal is not "reformatted": that is the file keeping fewer copies. Nor is
+        # a copy main's own file already had (a common line main wrote elsewhere, in a
+        # function main moved): only a copy more than main's can be dev's line laid out
+        # anew.
         reformatted = next((n for n, line in variants if line != item.raw), None)
-        if reformatted is not None:
+        if reformatted is not None and len(variants) > on_main[item.path][form]:
             classified.add(finding(item, Classification.REFORMATTED, evidence_line=reformatted))
         else:
             unexplained.append(item)
