@@ -277,15 +277,17 @@ def _another_version(
     names = ", ".join(version.names[:4]) + (", …" if len(version.names) > 4 else "")
     at = ", ".join(str(line) for line in version.lines[:3])
     where = f"result line(s) {at}{', …' if len(version.lines) > 3 else ''}"
+    # No names: dev's comment lines, whose code the result kept, under a comment of its own.
+    using = f"using {names}" if names else "a comment of its own over the code it kept"
     if evidence.in_main(finding.path, version.lines):
         result = evidence.snapshot.lines(evidence.snapshot.changed[finding.path].after)
         sha, subject = evidence.changes.last_commit(
             finding.path, (result[line - 1] for line in version.lines), ()
         )
-        reason = f"main wrote its own version at that place ({where}, using {names})"
+        reason = f"main wrote its own version at that place ({where}, {using})"
         return Judgment(Verdict.PORTED, _sha(author), sha, subject, reason)
     sha, subject = evidence.ours.get(finding.path, (None, None))
-    reason = f"our repair wrote another version at that place ({where}, using {names})"
+    reason = f"our repair wrote another version at that place ({where}, {using})"
     return Judgment(Verdict.REPLACED, _sha(author), sha, subject, reason)
 
 

@@ -24,7 +24,9 @@ first sight (main's hunk taken, dev's follow-up dropped):
   old helper) is not judged here;
 - in Python, a block's code names it, not its comments: a comment above
   dev's code goes with that code (our repair restoring dev's call under a
-  shorter comment restored the change).
+  shorter comment restored the change); a block of comment lines alone, above
+  code the result kept at its place, is another side's version when that side
+  wrote a comment of its own there (it rewrote the comment of code it kept).
 
 Dropping dev's keyword argument, dev's call of its own new helper, or dev's
 class leaves those names out of the other side's lines, so such a loss stays
@@ -97,9 +99,6 @@ class Places:
         ``base_names``, the merge base's file); None when there are none. In ``python``
         code, the names of the block's code lines, when it has any."""
         code = [line for line in block if not line.lstrip().startswith(b"#")] if python else []
-        own = names_of(code or block) - base_names
-        if not own:
-            return None
         above = next((self._placed[i] for i in range(first - 2, -1, -1) if i in self._placed), -1)
         below = next(
             (self._placed[i] for i in range(last, len(self._dev)) if i in self._placed),
@@ -112,8 +111,26 @@ class Places:
             if (index - above <= reach or below - index <= reach)
             and self._result[index].strip() not in self._dev_lines
         ]
+        if python and not code and (rewritten := self._comment_rewritten(last, place)):
+            return rewritten
+        own = names_of(code or block) - base_names
+        if not own:
+            return None
         used = names_of([self._result[index] for index in place]) & own
         if len(used) < _COVERED * len(own):
             return None
         lines = tuple(index + 1 for index in place if names_of([self._result[index]]) & used)
         return OtherVersion(lines, tuple(sorted(name.decode("utf-8", "replace") for name in used)))
+
+    def _comment_rewritten(self, last: int, place: Sequence[int]) -> OtherVersion | None:
+        """A block of dev's comment lines whose code, the next line, the result kept at its
+        place, where another side wrote a comment of its own: that side rewrote the comment
+        of code it kept (our repair restoring dev's call under a shorter comment). A comment
+        dropped with nothing written in its stead, or above code that is gone, is not this."""
+        documented = next((i for i in range(last, len(self._dev)) if self._dev[i].strip()), None)
+        if documented is None or documented not in self._placed:
+            return None
+        comments = tuple(
+            index + 1 for index in place if self._result[index].lstrip().startswith(b"#")
+        )
+        return OtherVersion(comments, ()) if comments else None
