@@ -30,9 +30,10 @@ from syncdesk.services.audit.model import Audit
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git import runner
 from syncdesk.services.sync.anatomy import find_sync_merge
+from syncdesk.services.sync.options import SyncOptions
 from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
-from syncdesk.services.sync.session import SyncOptions, SyncSession, open_sync
+from syncdesk.services.sync.session import SyncSession, open_sync
 
 Command = tuple[list[str], dict[str, str], bytes | None]
 

@@ -63,15 +63,10 @@ from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git import runner
 from syncdesk.services.review.models import CitedRange
 from syncdesk.services.sync.anatomy import SyncMerge, find_sync_merge
+from syncdesk.services.sync.options import SyncOptions
 from syncdesk.services.sync.ours import audit_scope, sync_ours
 from syncdesk.services.sync.policies import audit_policy
-from syncdesk.services.sync.session import (
-    SyncOptions,
-    SyncSession,
-    load_report,
-    open_sync,
-    reopen,
-)
+from syncdesk.services.sync.session import SyncSession, load_report, open_sync, reopen
 from syncdesk.services.workspace.approvals import approved_count
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -381,16 +376,22 @@ def desk_round(target: Target, desk: Desk, scratch: Path, cache: Path) -> None:
     ``XDG_CACHE_HOME`` (empty: the first open of the sync; kept: a second open).
     A minimal Textual app's first paint is measured just before, as its floor.
     """
-    began, floor = run_child([sys.executable, str(PAINT_FLOOR)])
-    marked = [ln for ln in floor.stdout.decode(errors="replace").splitlines() if MARKER in ln]
-    if floor.status == 0 and marked:
-        desk.paint_floor.append(json.loads(marked[-1][len(MARKER) :])["first_paint"] - began)
     clone = scratch / "desk.git"
     shutil.rmtree(clone, ignore_errors=True)
     source = target.session.git.common_dir()
     subprocess.run(["git", "clone", "--quiet", "--bare", "--shared", str(source), str(clone)],
                    check=True, capture_output=True)  # fmt: skip
     options = SyncOptions(clone, target.options.head, target.options.dev, target.options.main)
+    # The first frame: the product's own imports only (the full child below imports the
+    # screens it stamps first), beside a minimal Textual app's, in the same round.
+    for argv, times in (
+        ([sys.executable, str(PAINT_FLOOR)], desk.paint_floor),
+        ([sys.executable, str(TUI_CHILD), "--paint-only", *ref_args(options)], desk.first_paint),
+    ):
+        began, child = run_child(argv, cache=cache)
+        marked = [ln for ln in child.stdout.decode(errors="replace").splitlines() if MARKER in ln]
+        if child.status == 0 and marked:
+            times.append(json.loads(marked[-1][len(MARKER) :])["first_paint"] - began)
     began, child = run_child([sys.executable, str(TUI_CHILD), *ref_args(options)], cache=cache)
     lines = [
         ln for ln in child.stdout.decode(errors="replace").splitlines() if ln.startswith(MARKER)
@@ -403,7 +404,6 @@ def desk_round(target: Target, desk: Desk, scratch: Path, cache: Path) -> None:
         desk.skipped = f"the desk could not be measured: {found['errors'][-1]}"
         return
     stamps = found["stamps"]
-    desk.first_paint.append(stamps["slice_first_paint"] - began)
     desk.slice_loaded.append(stamps["slice_painted"] - began)
     if "slice_early_painted" in stamps:
         desk.slice_early.append(stamps["slice_early_painted"] - began)

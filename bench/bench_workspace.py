@@ -29,7 +29,8 @@ from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.audit.model import Classification
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git.runner import Git
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.threeway import ThreeWayView
 from tests.stepsworld import steps_file

@@ -14,7 +14,8 @@ from syncdesk.services.github.link import GitHubLink
 from syncdesk.services.github.token import Token
 from syncdesk.services.sandbox.demo.scenario import demo_scenario
 from syncdesk.services.sandbox.server import Sandbox
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.app import SyncDeskApp
 from tests.waiting import until_screen as until_screen  # re-exported: Pilot tests import it here
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import load_report, open_sync
 from tests.syncrepo import build_sync_repo, core
 
 

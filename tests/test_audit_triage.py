@@ -20,8 +20,9 @@ from syncdesk.services.audit.names import enclosing_definition
 from syncdesk.services.audit.policy import AuditPolicy
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.git.runner import Git
+from syncdesk.services.sync.options import SyncOptions
 from syncdesk.services.sync.ours import audit_scope, sync_ours
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.app import SyncDeskApp
 from tests.gitrepo import GitRepo
 from tests.waiting import until_loaded, until_toast

@@ -17,7 +17,8 @@ import pytest
 
 from syncdesk.services.git.branches import name_branch
 from syncdesk.services.git.runner import Git
-from syncdesk.services.sync.session import SyncOptions, open_sync, writable_branch
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync, writable_branch
 from syncdesk.tui.cli.run import main
 from tests.gitrepo import GitRepo
 from tests.syncrepo import SyncRepo, build_sync_repo

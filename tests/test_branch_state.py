@@ -177,7 +177,8 @@ def test_the_report_lists_the_same_remerge_files_merging_the_parents_once(
     """The report lists the remerge-diff files from the one merge that reads the conflicts."""
     from pathlib import Path
 
-    from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+    from syncdesk.services.sync.options import SyncOptions
+    from syncdesk.services.sync.session import load_report, open_sync
 
     dev_base, merge = _modify_delete_kept_as_modified(repo)
     alone = line_stats(Git(repo.path), dev_base, merge, merge)
@@ -199,7 +200,8 @@ def test_the_report_lists_the_same_remerge_files_merging_the_parents_once(
 def test_the_reports_remerge_list_is_what_git_shows_on_a_sync_with_a_repair(tmp_path):
     from pathlib import Path
 
-    from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+    from syncdesk.services.sync.options import SyncOptions
+    from syncdesk.services.sync.session import load_report, open_sync
 
     built = build_sync_repo(tmp_path / "r")
     options = SyncOptions(repo=built.path, head=built.head)

@@ -15,7 +15,8 @@ from syncdesk.services.sync.config import (
     user_config_path,
     with_overrides,
 )
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from tests.syncrepo import build_sync_repo
 
 

@@ -21,7 +21,8 @@ from syncdesk.services.errors import ConfigError
 from syncdesk.services.git.atomic import StorageError, locked
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.config import MAX_LIST_ENTRIES, load_config
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.app import SyncDeskApp
 from tests.syncrepo import SyncRepo, build_sync_repo
 from tests.waiting import until_loaded, until_toast

@@ -7,6 +7,7 @@ neither tmux's pane title nor its paste buffers.
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -122,3 +123,34 @@ def test_demo_findings_and_a_reply_posted_to_the_in_process_sandbox(
     while not tmux.pane_dead() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert tmux.pane_dead(), "q did not quit syncdesk"
+
+
+@pytest.mark.parametrize("what", ["not a repository", "a missing ref"])
+def test_a_sync_that_cannot_be_opened_ends_the_desk_with_one_line(
+    tmux: Tmux, tmp_path: Path, what: str
+) -> None:
+    # The desk paints first and opens the sync in a worker: what cannot be opened ends
+    # it, and the shell shows the one line that says why (no screen left, no traceback).
+    if what == "not a repository":
+        target, expected = tmp_path / "plain", "is not a git repository"
+        target.mkdir()
+        command = [sys.executable, "-m", "syncdesk", "--repo", str(target)]
+    else:
+        repo = GitRepo(tmp_path / "r")
+        repo.commit("one", {"a.txt": "a\n"})
+        command = [sys.executable, "-m", "syncdesk", "--repo", str(repo.path), "--head", "nope"]
+        expected = "nope"
+    # The exit status, as the shell saw it: written to a file once the desk has ended.
+    status_file = tmp_path / "status"
+    shell = " ".join(shlex.quote(part) for part in command) + f" ; echo $? > {status_file}"
+    tmux.start(["sh", "-c", shell], cwd=tmp_path)
+    deadline = time.monotonic() + 30
+    while not status_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert status_file.exists(), f"the desk did not end: {tmux.screen()!r}"
+    assert status_file.read_text().strip() == "1"
+    # With the pane's history: leaving the alternate screen can scroll the line up.
+    lines = [line for line in tmux.tmux("capture-pane", "-p", "-S", "-200").splitlines() if line]
+    said = [line for line in lines if line.startswith("syncdesk: ")]
+    assert len(said) == 1 and expected in said[0], lines
+    assert not any("Traceback" in line for line in lines)

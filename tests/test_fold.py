@@ -16,7 +16,8 @@ from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.services.errors import NothingToDoError, ServiceError
 from syncdesk.services.git.refs import undo_last
 from syncdesk.services.git.runner import Git
-from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import load_report, open_sync
 from syncdesk.services.write.fold import fold_merges, plan_fold
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.cli.run import main

@@ -12,7 +12,8 @@ import pytest
 
 from syncdesk.services.errors import GitCommandError, GitTooOldError, NotARepositoryError
 from syncdesk.services.git.runner import Git, parse_version
-from syncdesk.services.sync.session import SyncOptions, load_commit, load_report, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import load_commit, load_report, open_sync
 from tests.syncrepo import build_sync_repo
 
 REAL_GIT = shutil.which("git")

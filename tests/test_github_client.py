@@ -35,7 +35,8 @@ from syncdesk.services.review.pull_request import (
 )
 from syncdesk.services.sandbox.demo.scenario import demo_scenario
 from syncdesk.services.sandbox.server import Sandbox
-from syncdesk.services.sync.session import SyncOptions, SyncSession, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import SyncSession, open_sync
 
 PR = 4242
 

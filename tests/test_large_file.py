@@ -22,7 +22,8 @@ from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.decisions.models import Action, FileStatus
 from syncdesk.services.git.runner import Git
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.app import SyncDeskApp
 from tests.gitrepo import GitRepo
 from tests.waiting import until, until_loaded

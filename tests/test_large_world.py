@@ -24,7 +24,8 @@ from syncdesk.services.git.runner import Git
 from syncdesk.services.report.facts import to_json
 from syncdesk.services.review.parse import review_findings
 from syncdesk.services.sandbox.large import large_scenario
-from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import load_report, open_sync
 
 SMALL = LargeSpec(scale=0.1)
 LOCK_PREFIX = '    { url = "https://files.pythonhosted.org/packages/'

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from syncdesk.services.git.runner import Git
-from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import load_report, open_sync
 from syncdesk.services.workspace.load import load_workspace
 from tests.syncrepo import build_sync_repo
 

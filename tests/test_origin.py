@@ -37,7 +37,8 @@ from syncdesk.services.review.models import (
 from syncdesk.services.review.origin import classify_ranges
 from syncdesk.services.review.parse import review_findings
 from syncdesk.services.review.trace import trace_findings
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from tests.conflictrepo import numbered, replace_lines
 from tests.gitrepo import GitRepo
 from tests.oursrepo import LINES, SLICE_SIZE, DevMerged, build_dev_merged

@@ -20,8 +20,9 @@ from syncdesk.services.github.coverage import ours_lines
 from syncdesk.services.report.facts import to_json, to_markdown, to_text
 from syncdesk.services.report.serialize import to_json_text
 from syncdesk.services.sync.branch_state import dev_advanced
+from syncdesk.services.sync.options import SyncOptions
 from syncdesk.services.sync.ours import Ours, ours_summary, sync_ours
-from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+from syncdesk.services.sync.session import load_report, open_sync
 from tests.oursrepo import SLICE_SIZE, DevMerged, build_dev_merged
 from tests.syncrepo import build_sync_repo
 

@@ -25,7 +25,8 @@ from syncdesk.services.github.head import NoHeadBranchError, head_branch
 from syncdesk.services.review.pull_request import load_findings
 from syncdesk.services.sandbox.connect import token_line, user_config_lines
 from syncdesk.services.sandbox.server import Sandbox
-from syncdesk.services.sync.session import SyncOptions, SyncSession, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import SyncSession, open_sync
 from syncdesk.tui.app import SyncDeskApp
 from tests.gitrepo import GitRepo
 from tests.prworld import PR_NUMBER, sandbox_link

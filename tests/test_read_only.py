@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from syncdesk.services.demo.world import build_world
-from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import load_report, open_sync
 
 
 def _objects_and_refs(repo: Path) -> tuple[str, str]:

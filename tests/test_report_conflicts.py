@@ -12,7 +12,8 @@ import pytest
 
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.progress import Steps
-from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import load_report, open_sync
 from tests.conflictrepo import build_conflicts
 from tests.syncrepo import build_sync_repo
 

@@ -30,7 +30,8 @@ from syncdesk.services.cache.results import MAGIC, ResultsCache
 from syncdesk.services.errors import Cancelled
 from syncdesk.services.git.runner import Git, GitResult
 from syncdesk.services.report.facts import to_json
-from syncdesk.services.sync.session import SyncOptions, SyncSession, load_report, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import SyncSession, load_report, open_sync
 from tests.syncrepo import SyncRepo, build_sync_repo
 
 

@@ -22,7 +22,8 @@ from syncdesk.services.review.models import CitedRange, Disposition, Finding
 from syncdesk.services.review.render import findings_to_json
 from syncdesk.services.sandbox.server import Sandbox
 from syncdesk.services.sanitize import one_line, visible
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from tests.prworld import PR_NUMBER, sandbox_link
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"

@@ -26,7 +26,8 @@ from syncdesk.services.decisions.models import (
 )
 from syncdesk.services.decisions.store import save_state
 from syncdesk.services.git.runner import Git
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.app import SyncDeskApp
 from tests.gitrepo import GitRepo
 from tests.waiting import until, until_loaded

@@ -6,7 +6,8 @@ import pytest
 
 from syncdesk.services.errors import Cancelled, MissingRefError
 from syncdesk.services.progress import Steps
-from syncdesk.services.sync.session import SyncOptions, load_report, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import load_report, open_sync
 from tests.syncrepo import build_sync_repo
 
 

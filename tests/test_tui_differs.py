@@ -17,7 +17,8 @@ from rich.style import Style
 
 from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.screens.workspace.screen import WorkspaceScreen
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.threeway import GUTTER, SEPARATOR, ThreeWayView, offset_showing
 from tests.gitrepo import GitRepo

@@ -19,7 +19,8 @@ from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.screens.workspace.restores import RestorePreviewScreen
 from syncdesk.screens.workspace.screen import WorkspaceScreen
 from syncdesk.services.decisions.models import Action
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from tests.gitrepo import GitRepo

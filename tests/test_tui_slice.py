@@ -15,7 +15,8 @@ from syncdesk.screens.slice_screen import SliceScreen
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.models import SyncRefs
-from syncdesk.services.sync.session import SyncOptions, SyncSession, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import SyncSession, open_sync
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.slice_table import SliceTable
 from syncdesk.tui.widgets.sync_summary import SyncSummary
@@ -52,6 +53,32 @@ async def test_slice_screen_lists_the_slice_and_the_verdict(demo_facts: DemoFact
         for path in demo_facts.keep_dev:
             assert path in summary
         assert not app.screen.query_one("#loading-bar").display
+
+
+async def test_the_desk_paints_then_opens_the_sync_its_options_name(
+    demo_facts: DemoFacts,
+) -> None:
+    # As the syncdesk command runs it: the first frame is the opening screen, the sync is
+    # opened in its worker, and the Slice screen of that sync takes its place.
+    from syncdesk.screens.opening_screen import OpeningScreen
+
+    options = SyncOptions(repo=demo_facts.repo, head=demo_facts.sync_branch)
+    app = SyncDeskApp(options=options, user_config=Path("/nonexistent"))
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, (OpeningScreen, SliceScreen))
+        screen = await until_loaded(pilot, SliceScreen)
+        assert screen.query_one(SliceTable).row_count == len(demo_facts.slice)
+        assert demo_facts.sync_branch in app.sub_title
+        assert len(app.screen_stack) == 2  # the opening screen was replaced, not stacked
+
+
+async def test_a_sync_that_cannot_be_opened_ends_the_desk_with_its_reason(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    app = SyncDeskApp(options=SyncOptions(repo=plain))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.return_code is not None, "the desk to end")
+    assert app.return_code == 1
 
 
 async def test_enter_opens_the_commit_and_escape_returns(demo_facts: DemoFacts) -> None:

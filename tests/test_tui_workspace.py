@@ -20,7 +20,8 @@ from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.demo.world import build_world
 from syncdesk.services.git import runner
 from syncdesk.services.git.runner import Git
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.app import SyncDeskApp
 from syncdesk.tui.widgets.conflict_list import ConflictList
 from syncdesk.tui.widgets.threeway import ThreeWayView

@@ -24,7 +24,8 @@ from syncdesk.services.conflicts.read import read_conflicts
 from syncdesk.services.decisions.models import Action
 from syncdesk.services.git.runner import Git
 from syncdesk.services.sync.anatomy import find_sync_merge
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.services.workspace.accidents import (
     AccidentCache,
     hunk_index_of,

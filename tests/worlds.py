@@ -8,7 +8,8 @@ import pytest
 
 from syncdesk.services.demo.facts import DemoFacts
 from syncdesk.services.demo.world import build_world
-from syncdesk.services.sync.session import SyncOptions, SyncSession, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import SyncSession, open_sync
 
 
 @pytest.fixture(scope="session")

@@ -19,14 +19,15 @@ from textual.screen import Screen
 
 from syncdesk.screens.help_screen import HelpScreen
 from syncdesk.screens.legend_screen import LegendScreen
-from syncdesk.screens.slice_screen import SliceScreen
+from syncdesk.screens.opening_screen import OpeningScreen
 from syncdesk.services.collector import collect_deferred, full_collections_deferred
-from syncdesk.services.sync.session import SyncSession
 from syncdesk.tui.breakpoints import BREAKPOINTS
 from syncdesk.tui.legend import Symbol, symbols_of
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the session's and the Slice screen's modules load after the first frame
     from syncdesk.services.github.link import GitHubLink
+    from syncdesk.services.sync.options import SyncOptions
+    from syncdesk.services.sync.session import SyncSession
 
 
 class SyncDeskApp(App[None]):
@@ -49,13 +50,25 @@ class SyncDeskApp(App[None]):
     IDLE_CHECK_EVERY = 1.0
 
     def __init__(
-        self, session: SyncSession, github: Callable[[], GitHubLink] | None = None
+        self,
+        session: SyncSession | None = None,
+        github: Callable[[], GitHubLink] | None = None,
+        *,
+        options: SyncOptions | None = None,
+        user_config: Path | None = None,
+        pr: int | None = None,
     ) -> None:
+        """The desk on ``session``, or on the sync ``options`` name, opened in a worker
+        after the first frame (the ``syncdesk`` command's way: see OpeningScreen)."""
         super().__init__()
-        self.session = session
+        if session is None and options is None:
+            raise ValueError("the desk needs a session or the options to open one")
+        self._session = session
+        self._options, self._user_config = options, user_config
         # How the pull request is reached: the demo passes its sandbox; otherwise
-        # the config's repository and a token found gh's way (in a worker).
+        # the config's repository (or pull request ``pr``) and a token found gh's way.
         self._github = github
+        self._pr = pr
         self._last_input = time.monotonic()
         self._deferred = ExitStack()
 
@@ -66,14 +79,39 @@ class SyncDeskApp(App[None]):
         # Imported here: the GitHub client costs ~0.3 s at start, before the first paint.
         from syncdesk.services.github.link import github_link_for
 
-        return github_link_for(self.session)
+        return github_link_for(self.session, self._pr)
+
+    @property
+    def session(self) -> SyncSession:
+        """The sync the desk was opened on (the screens keep their own, reopened, copies)."""
+        if self._session is None:
+            raise RuntimeError("the sync is not open yet")
+        return self._session
 
     def on_mount(self) -> None:
-        refs = self.session.refs
-        self.sub_title = f"{Path(self.session.repo_path).name} · {refs.branch or refs.head_name}"
         self._deferred.enter_context(full_collections_deferred())
         self.set_interval(self.IDLE_CHECK_EVERY, self._collect_when_idle)
-        self.push_screen(SliceScreen(self.session))
+        if self._session is not None:
+            self.opened(self._session)
+        else:
+            assert self._options is not None
+            self.push_screen(OpeningScreen(self._options, self._user_config))
+
+    def opened(self, session: SyncSession) -> None:
+        """Show the Slice screen of ``session`` (in place of the opening screen, if shown)."""
+        from syncdesk.screens.slice_screen import SliceScreen
+
+        self._session = session
+        refs = session.refs
+        self.sub_title = f"{Path(session.repo_path).name} · {refs.branch or refs.head_name}"
+        if isinstance(self.screen, OpeningScreen):
+            self.switch_screen(SliceScreen(session))
+        else:
+            self.push_screen(SliceScreen(session))
+
+    def could_not_open(self, line: str) -> None:
+        """End the desk: the sync cannot be opened; the shell shows ``line`` once."""
+        self.exit(return_code=1, message=Text(f"syncdesk: {line}"))
 
     def on_unmount(self) -> None:
         self._deferred.close()  # the collector's own thresholds again

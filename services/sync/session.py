@@ -31,22 +31,10 @@ from syncdesk.services.sync.branch_state import (
 from syncdesk.services.sync.commits import commit_details
 from syncdesk.services.sync.config import Config, load_config, with_overrides
 from syncdesk.services.sync.models import Anatomy, CommitDetails, Slice, SyncRefs, SyncReport
+from syncdesk.services.sync.options import SyncOptions
 from syncdesk.services.sync.ours import sync_ours
 from syncdesk.services.sync.results import sync_attribution, sync_audit, sync_conflicts
 from syncdesk.services.sync.slice import imported_size, main_line, read_slice
-
-
-@dataclass(frozen=True, slots=True)
-class SyncOptions:
-    """What the user asked for on the command line (None: from config or default)."""
-
-    repo: Path
-    head: str | None = None
-    dev: str | None = None
-    main: str | None = None
-    slice_size: int | None = None
-    # Results kept by commit in the user's cache (services/cache/results.py); off: computed.
-    results_cache: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 import platformdirs
 
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.cli.desk import run_app
 from syncdesk.tui.cli.reads import report_output
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING
 
 from syncdesk.services.errors import ServiceError
-from syncdesk.services.sync.session import SyncOptions, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import open_sync
 from syncdesk.tui.cli.parser import sync_options
 
 if TYPE_CHECKING:
@@ -30,24 +30,21 @@ def run_app(
     *,
     pr: int | None = None,
 ) -> int:
-    """Validate the sync in the shell, then run the app on it until the user quits."""
+    """Run the app on the sync ``options`` name until the user quits; its exit code."""
     # Textual is imported only when a screen is needed: report and demo
     # --no-open stay fast and work without a terminal.
-    from syncdesk.tui.app import SyncDeskApp
-
-    # Validate before the screen takes over the terminal, so a bad repository
-    # or ref is one line in the shell rather than an error inside the app.
-    session = open_sync(options)
-    if github is None and pr is not None:
-        # GitHub's modules bring httpx: loaded only when a pull request is named.
-        from syncdesk.services.github.link import github_link_for
-
-        github = partial(github_link_for, session, pr)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        # Without a terminal Textual would draw escape codes into a pipe and
-        # wait for keys that never come.
+        # Without a terminal Textual would draw escape codes into a pipe and wait for
+        # keys that never come. A sync that cannot be opened is said first, as always.
+        open_sync(options)
         raise ServiceError(
             "the desk needs a terminal: run syncdesk in one, or use syncdesk report for the facts"
         )
-    SyncDeskApp(session, github=github).run()
-    return 0
+    from syncdesk.tui.app import SyncDeskApp
+
+    # The sync is opened in the desk's first screen, after its first frame
+    # (screens/opening_screen.py): a repository or ref that cannot be opened ends
+    # the desk with one line in the shell, as before the screen took the terminal.
+    app = SyncDeskApp(github=github, options=options, pr=pr)
+    app.run()
+    return app.return_code or 0

@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from syncdesk.services.errors import ServiceError
 from syncdesk.services.sanitize import one_line
-from syncdesk.services.sync.session import SyncOptions
+from syncdesk.services.sync.options import SyncOptions
 from syncdesk.tui.cli.exits import EXIT_USAGE
 
 _FORMATS = ("text", "json", "markdown")

@@ -28,7 +28,8 @@ from syncdesk.services.report.facts import to_json, to_markdown, to_text
 from syncdesk.services.report.serialize import to_json_text
 from syncdesk.services.review.trace import trace_findings
 from syncdesk.services.sanitize import one_line
-from syncdesk.services.sync.session import SyncOptions, SyncSession, load_report, open_sync
+from syncdesk.services.sync.options import SyncOptions
+from syncdesk.services.sync.session import SyncSession, load_report, open_sync
 from syncdesk.tui.cli.parser import sync_options
 from syncdesk.tui.memory import release_freed_memory
 
