@@ -249,31 +249,35 @@ def test_our_repair_writing_devs_change_anew_at_its_place_is_ours(tmp_path: Path
     assert "another version" in (line.verdict_evidence or "")
 
 
-def test_our_repair_rewriting_the_comment_of_devs_code_it_restored_is_ours(
-    tmp_path: Path,
-) -> None:
-    # The merge took main's file; our repair put dev's call back under a shorter comment
-    # of its own. Dev's longer comment is not in the result; dev's work is.
-    dev_file = (
-        "def step(batch):\n"
-        "    # Pack the batch into THD form so that variable-length\n"
-        "    # sequences share one kernel launch; the wrapper also\n"
-        "    # broadcasts the FLOPs counters to every pipeline rank.\n"
-        "    batch = pack_thd(batch)\n"
-        "    out = model(batch)\n    return out\n"
-    )
+def _packing_restored_by_our_repair(path: Path, dev_comment: str, our_comment: str) -> Sync:
+    """dev packs the batch under ``dev_comment``; the merge takes main's file; our repair
+    puts dev's call back under ``our_comment`` (none when empty)."""
+    dev_file = f"def step(batch):\n{dev_comment}    batch = pack_thd(batch)\n"
+    dev_file += "    out = model(batch)\n    return out\n"
     main_file = "def step(batch):\n    out = model(batch, fast=True)\n    return out\n"
-    repaired = (
-        "def step(batch):\n    # THD packing (dev)\n    batch = pack_thd(batch)\n"
-        "    out = model(batch, fast=True)\n    return out\n"
-    )
-    sync = build(
-        tmp_path / "r", {"m.py": _STEP_BASE},
+    repaired = f"def step(batch):\n{our_comment}    batch = pack_thd(batch)\n"
+    repaired += "    out = model(batch, fast=True)\n    return out\n"
+    return build(
+        path, {"m.py": _STEP_BASE},
         [("[dev] Pack batches (#520)", {"m.py": dev_file})],
         [("Fast model (#778)", {"m.py": main_file})],
         {"m.py": main_file},
         repair={"m.py": repaired},
     )  # fmt: skip
+
+
+def test_our_repair_rewriting_the_comment_of_devs_code_it_restored_is_ours(
+    tmp_path: Path,
+) -> None:
+    # The merge took main's file; our repair put dev's call back under a shorter comment
+    # of its own. Dev's longer comment is not in the result; dev's work is.
+    sync = _packing_restored_by_our_repair(
+        tmp_path / "r",
+        "    # Pack the batch into THD form so that variable-length\n"
+        "    # sequences share one kernel launch; the wrapper also\n"
+        "    # broadcasts the FLOPs counters to every pipeline rank.\n",
+        "    # THD packing (dev)\n",
+    )
     audit = sync.audit()
     line = lost(audit, "# sequences share one kernel launch; the wrapper also")
     assert line.judgment is not None and line.judgment.verdict is Verdict.REPLACED
@@ -284,25 +288,12 @@ def test_our_repair_rewriting_the_comment_of_devs_code_it_restored_is_ours(
 def test_devs_comment_dropped_with_nothing_in_its_stead_is_still_lost(tmp_path: Path) -> None:
     # The same comment, but our repair put dev's call back with no comment at all: the
     # comment was dropped, not rewritten, and the maintainer is asked about it.
-    dev_file = (
-        "def step(batch):\n"
+    sync = _packing_restored_by_our_repair(
+        tmp_path / "r",
         "    # Pack the batch into THD form so that variable-length\n"
-        "    # sequences share one kernel launch.\n"
-        "    batch = pack_thd(batch)\n"
-        "    out = model(batch)\n    return out\n"
+        "    # sequences share one kernel launch.\n",
+        "",
     )
-    main_file = "def step(batch):\n    out = model(batch, fast=True)\n    return out\n"
-    repaired = (
-        "def step(batch):\n    batch = pack_thd(batch)\n"
-        "    out = model(batch, fast=True)\n    return out\n"
-    )
-    sync = build(
-        tmp_path / "r", {"m.py": _STEP_BASE},
-        [("[dev] Pack batches (#520)", {"m.py": dev_file})],
-        [("Fast model (#778)", {"m.py": main_file})],
-        {"m.py": main_file},
-        repair={"m.py": repaired},
-    )  # fmt: skip
     line = lost(sync.audit(), "# sequences share one kernel launch.")
     assert line.judgment is not None and line.judgment.verdict is Verdict.LOST
     assert line.is_accident

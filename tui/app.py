@@ -21,6 +21,7 @@ from syncdesk.screens.help_screen import HelpScreen
 from syncdesk.screens.legend_screen import LegendScreen
 from syncdesk.screens.opening_screen import OpeningScreen
 from syncdesk.services.collector import collect_deferred, full_collections_deferred
+from syncdesk.services.sanitize import one_line
 from syncdesk.tui.breakpoints import BREAKPOINTS
 from syncdesk.tui.legend import Symbol, symbols_of
 
@@ -111,7 +112,8 @@ class SyncDeskApp(App[None]):
 
     def could_not_open(self, line: str) -> None:
         """End the desk: the sync cannot be opened; the shell shows ``line`` once."""
-        self.exit(return_code=1, message=Text(f"syncdesk: {line}"))
+        # Rich's Text parses no markup; one_line shows any control character as text.
+        self.exit(return_code=1, message=Text(f"syncdesk: {one_line(line)}"))
 
     def on_unmount(self) -> None:
         self._deferred.close()  # the collector's own thresholds again

@@ -105,21 +105,20 @@ def sync_audit(
     return _kept(session, "audit", commits, settings, Audit, compute, steps.check)
 
 
-def audit_ahead(session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET) -> bool:
+def audit_ahead(session: SyncSession, conflicts: ConflictSet, steps: Steps = QUIET) -> None:
     """Compute the sync's audit into the cache before anyone asks for it, keeping nothing.
 
     The Slice screen calls this once its panels are read: the workspace's ``c``
     then finds the audit kept (or, if pressed sooner, waits for this one instead
     of starting its own). Without a cache, or with no sync merge, it does nothing
-    (a result no one keeps would be thrown away). True if it audited or found one kept.
+    (a result no one keeps would be thrown away).
     """
     merge = session.merge
     if session.results is None or merge is None or conflicts.head is None:
-        return False
+        return
     refs = session.refs
     ours = sync_ours(session.git, refs.head, merge.sha, merge.dev_base, refs.dev)
     sync_audit(session, merge, ours, conflicts, steps)  # kept; the value itself is dropped
-    return True
 
 
 def results_notes(session: SyncSession) -> list[str]:
